@@ -1,0 +1,24 @@
+import { defaultServerConditions } from 'vite';
+import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+/**
+ * Shared vitest settings for every package. Workspace packages resolve to their TypeScript
+ * sources through the `@hal-ai/source` export condition, so tests and type-checks never
+ * depend on a stale `dist/`.
+ */
+export function defineHalVitestConfig(overrides: ViteUserConfig = {}): ViteUserConfig {
+  const conditions = ['@hal-ai/source', ...defaultServerConditions];
+  return defineConfig({
+    resolve: { conditions },
+    ssr: { resolve: { conditions, externalConditions: ['@hal-ai/source'] } },
+    ...overrides,
+    test: {
+      include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+      environment: 'node',
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      pool: 'forks',
+      ...overrides.test,
+    },
+  });
+}
