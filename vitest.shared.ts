@@ -1,4 +1,3 @@
-import { defaultServerConditions } from 'vite';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 /**
@@ -7,7 +6,7 @@ import { defineConfig, type ViteUserConfig } from 'vitest/config';
  * depend on a stale `dist/`.
  */
 export function defineHalVitestConfig(overrides: ViteUserConfig = {}): ViteUserConfig {
-  const conditions = ['@hal-ai/source', ...defaultServerConditions];
+  const conditions = ['@hal-ai/source', 'module', 'node', 'import', 'default'];
   return defineConfig({
     resolve: { conditions },
     ssr: { resolve: { conditions, externalConditions: ['@hal-ai/source'] } },

@@ -43,7 +43,8 @@ function walk(dir, out = []) {
   return out;
 }
 
-const importPattern = /(?:import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"](@hal-ai\/[a-z-]+)(?:\/[^'"]*)?['"]|import\(\s*['"](@hal-ai\/[a-z-]+)/g;
+const importPattern =
+  /(?:import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"](@hal-ai\/[a-z-]+)(?:\/[^'"]*)?['"]|import\(\s*['"](@hal-ai\/[a-z-]+)/g;
 
 for (const dir of dirs) {
   const manifest = path.join(dir, 'package.json');

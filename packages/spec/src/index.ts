@@ -1,1 +1,37 @@
-export {};
+export type { ErrorInfo, HalErrorCode, HalErrorOptions } from './errors.js';
+export { HAL_ERROR_CODES, HAL_ERROR_STATUS, HalError } from './errors.js';
+export type {
+  CallOptions,
+  FinishReason,
+  GenerateResult,
+  LanguageModel,
+  ModelInfo,
+  ModelProvider,
+  Prompt,
+  PromptMessage,
+  StreamPart,
+  TextPart,
+  ToolCallPart,
+  ToolChoice,
+  ToolDeclaration,
+  ToolResultPart,
+  Usage,
+} from './language-model.js';
+export type {
+  Action,
+  ActionStatus,
+  AuthMethod,
+  Connection,
+  ConnectionStatus,
+  ContentBlock,
+  MessageRole,
+  MessageStatus,
+  ProviderId,
+  Room,
+  RoomEvent,
+  RoomMessage,
+  SecretView,
+  TurnStatus,
+} from './rooms.js';
+export type { JsonSchema, ToolPreset, ToolRisk } from './tools.js';
+export { TOOL_PRESETS, TOOL_RISKS } from './tools.js';

@@ -1,0 +1,119 @@
+import type { ErrorInfo } from './errors.js';
+import type { Usage } from './language-model.js';
+import type { ToolPreset, ToolRisk } from './tools.js';
+
+/** A content block of a stored room message. */
+export type ContentBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
+  | { type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError?: boolean }
+  /** A HAL note: something HAL says in the room (relay limit reached, approval result, …). */
+  | { type: 'note'; text: string; code?: string }
+  /** A slash command the operator typed and what it was expanded into for the model. */
+  | { type: 'command'; command: string; args: string[]; expansion?: string }
+  /** A proposal card in the history. */
+  | { type: 'action'; actionId: string }
+  /** Context attached to a turn (a web page the operator linked, the page they are on). */
+  | { type: 'context'; source: 'web' | 'page'; url?: string; title?: string; text: string };
+
+/** Who wrote a message. */
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'system';
+
+/** Lifecycle of a stored message. */
+export type MessageStatus = 'streaming' | 'complete' | 'incomplete' | 'failed';
+
+/** A room as the HTTP API shows it. */
+export interface Room {
+  id: string;
+  kind: 'unified' | 'direct';
+  title: string;
+  fixed: boolean;
+  connectionId: string | null;
+  position: number;
+}
+
+/** A stored room message (SPEC §14). */
+export interface RoomMessage {
+  id: string;
+  roomId: string;
+  seq: number;
+  role: MessageRole;
+  connectionId: string | null;
+  model: string | null;
+  content: ContentBlock[];
+  status: MessageStatus;
+  error: ErrorInfo | null;
+  relayDepth: 0 | 1;
+  relayedFrom: string | null;
+  usage: Usage | null;
+  createdAt: string;
+}
+
+/** Status of a proposal. */
+export type ActionStatus = 'proposed' | 'executing' | 'executed' | 'failed' | 'rejected' | 'cancelled';
+
+/** A proposal (write/high tool call awaiting an operator) as the HTTP API shows it. */
+export interface Action {
+  id: string;
+  roomId: string;
+  connectionId: string | null;
+  source: 'model' | 'mcp';
+  tool: string;
+  args: unknown;
+  risk: ToolRisk;
+  identifiers: string[];
+  status: ActionStatus;
+  createdAt: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  result: unknown;
+  error: ErrorInfo | null;
+}
+
+/** Status of a model turn. */
+export type TurnStatus =
+  | 'running'
+  | 'awaiting_approval'
+  | 'complete'
+  | 'failed'
+  | 'cancelled'
+  | 'interrupted';
+
+/** Live room events (SSE `event:` names are the `type`s). */
+export type RoomEvent =
+  | { type: 'message'; message: RoomMessage }
+  | { type: 'delta'; messageId: string; connectionId: string; text: string }
+  | { type: 'turn'; turnId: string; connectionId: string; status: TurnStatus }
+  | { type: 'action'; action: Action };
+
+/** Providers an operator can connect. */
+export type ProviderId = 'anthropic' | 'openai' | 'gemini' | 'openrouter' | 'other' | 'local-cli';
+
+/** How a connection authenticates. */
+export type AuthMethod = 'api_key' | 'oauth' | 'cli';
+
+/** Status of a connection. */
+export type ConnectionStatus = 'active' | 'disabled' | 'reauth_required' | 'error';
+
+/** What a public view shows of a connection's secret: hints only, never the secret. */
+export type SecretView =
+  | { hasKey: boolean; hint: string | null }
+  | { hasToken: boolean; expiresAt: string | null; hasRefresh: boolean }
+  | { cli: true; tool: 'claude' | 'codex' };
+
+/** A model connection as the HTTP API shows it (SPEC §14). */
+export interface Connection {
+  id: string;
+  name: string;
+  provider: ProviderId;
+  auth: AuthMethod;
+  baseUrl: string | null;
+  model: string | null;
+  models: string[] | null;
+  identity: { role: string; traits: string; instructions: string };
+  tools: { preset: ToolPreset; enabled: string[] };
+  status: ConnectionStatus;
+  lastCheckedAt: string | null;
+  lastError: ErrorInfo | null;
+  secret: SecretView;
+}
