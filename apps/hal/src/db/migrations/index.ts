@@ -1,11 +1,18 @@
 import type { Migration, MigrationProvider } from 'kysely';
+import * as foundation from './0001-foundation.js';
+import * as core from './0002-core.js';
+import * as vault from './0003-vault.js';
 
 /**
  * Every migration, in order. A static provider (no directory scanning) so the bundled `hal`
  * binary carries its migrations. Each area of HAL adds its own file and one line here;
  * names sort lexically, so keep the numeric prefix.
  */
-const migrations: Record<string, Migration> = {};
+const migrations: Record<string, Migration> = {
+  '0001-foundation': foundation,
+  '0002-core': core,
+  '0003-vault': vault,
+};
 
 /** The migration provider `hal db migrate` and start-up use. */
 export const migrationProvider: MigrationProvider = {

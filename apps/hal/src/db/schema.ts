@@ -1,0 +1,6 @@
+import type { CoreTables } from './tables/core.js';
+import type { FoundationTables } from './tables/foundation.js';
+import type { VaultTables } from './tables/vault.js';
+
+/** The whole database as kysely sees it: each area declares its own tables in `tables/`. */
+export interface Database extends FoundationTables, CoreTables, VaultTables {}

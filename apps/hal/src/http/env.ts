@@ -1,0 +1,15 @@
+/** The signed-in operator, as routes see it. */
+export interface Operator {
+  id: string;
+  username: string;
+}
+
+/** Hono environment of every `/ops` route. */
+export interface AppEnv {
+  Variables: {
+    /** Set by the session middleware on every authenticated route. */
+    operator: Operator;
+    /** The current session's id (never sent to the client except as the cookie). */
+    sessionId: string;
+  };
+}
