@@ -29,6 +29,7 @@ export const HAL_ERROR_STATUS = {
   checksum_mismatch: 400,
   release_exists: 409,
   invalid_state: 409,
+  agent_unavailable: 409,
   conflict: 409,
   internal_error: 500,
   vault_integrity: 500,
