@@ -1,0 +1,259 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** A tool call a fake answers with. `input` is sent as JSON arguments, in pieces when streaming. */
+export interface FakeToolCall {
+  name: string;
+  input: unknown;
+  /** The call id on the wire (Anthropic/OpenAI); generated when omitted. */
+  id?: string;
+}
+
+/** Token counts a fake reports; `false` on a step reports none at all. */
+export interface FakeUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+}
+
+/**
+ * One scripted answer of a fake provider. Fields combine: `{text: 'partial', cut: true}` streams the text and then
+ * drops the connection; `{toolCall, stall: 'mid-stream'}` sends half the arguments and then goes silent.
+ */
+export interface FakeStep {
+  /** Answer text. */
+  text?: string;
+  /** How many pieces the text (and tool arguments) are split into when streaming. Default 3. */
+  chunks?: number;
+  /** Wait before sending the response headers. */
+  firstByteDelayMs?: number;
+  /** Wait between streamed events. Default 0. */
+  chunkDelayMs?: number;
+  /** A tool call after the text. */
+  toolCall?: FakeToolCall;
+  /** Several tool calls after the text. */
+  toolCalls?: FakeToolCall[];
+  /** Reported usage; `false` reports none. Default: small numbers derived from the text. */
+  usage?: FakeUsage | false;
+  /** Overrides the stop/finish reason as the provider spells it (`end_turn`, `stop`, `STOP`…). */
+  stopReason?: string;
+  /** An HTTP error answer instead of a response. `retryAfter` becomes the `Retry-After` header. */
+  error?: { status: number; type?: string; message?: string; retryAfter?: string | number };
+  /** Answer 200, stream the text so far, then the provider's in-stream error event of this kind. */
+  streamError?: 'overloaded' | 'rate_limit' | 'api_error' | 'invalid_request' | (string & {});
+  /** Never send headers (`before-first-byte`), or stop sending after the first events (`mid-stream`). */
+  stall?: 'before-first-byte' | 'mid-stream';
+  /** Drop the socket before the final event (`true`), or end the body cleanly but early (`'end'`). */
+  cut?: true | 'end';
+  /** Send a chunk (or body) that is not valid JSON. */
+  malformed?: true;
+}
+
+/** A request a fake received. */
+export interface FakeRequest {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  /** The query string parameters. */
+  query: Record<string, string>;
+  /** Lower-cased header names. */
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body, or the raw text when it is not JSON, or `undefined` when empty. */
+  body: unknown;
+}
+
+/** A model a fake lists. */
+export interface FakeModel {
+  id: string;
+  displayName?: string;
+  contextWindow?: number;
+}
+
+/** Options shared by every fake. */
+export interface FakeServerOptions {
+  /** Answers a request when the queue is empty. Default: a short fixed text. */
+  respond?: (request: FakeRequest) => FakeStep;
+  /** Models the list endpoint reports. */
+  models?: FakeModel[];
+  /** Page size of the model list (to exercise pagination). Default 2. */
+  modelsPageSize?: number;
+  /** When set, requests without this key (API-key header or Bearer) are answered with 401. */
+  apiKey?: string;
+}
+
+/** A running fake provider. */
+export interface FakeServer {
+  /** `http://127.0.0.1:<port>` — the origin, as the Anthropic and Gemini base URL. */
+  readonly url: string;
+  /** The base URL an SDK or adapter of this provider takes (`/v1` appended for OpenAI-compatible). */
+  readonly baseUrl: string;
+  /** Every request received, in order. */
+  readonly requests: FakeRequest[];
+  /** Scripts the next answers, in order. */
+  enqueue(...steps: FakeStep[]): void;
+  /** Replaces the listed models. */
+  setModels(models: FakeModel[]): void;
+  /** Closes the server and drops every open connection (stalled ones included). */
+  close(): Promise<void>;
+}
+
+/** What a vendor fake does with one request; it writes the whole answer. */
+export interface FakeContext {
+  request: FakeRequest;
+  response: ServerResponse;
+  /** The next scripted step (queue first, then the responder). */
+  nextStep(): FakeStep;
+  models(): FakeModel[];
+  modelsPageSize: number;
+  apiKey: string | undefined;
+  /** Resolves after `ms`, or at once when the connection closed meanwhile. */
+  sleep(ms: number): Promise<void>;
+  /** Keeps the connection open, silent, until the client or `close()` drops it. */
+  hang(): Promise<void>;
+}
+
+/** @internal Starts a fake on 127.0.0.1:0 around a vendor handler. */
+export async function startFakeServer(
+  options: FakeServerOptions,
+  handler: (context: FakeContext) => Promise<void>,
+  basePath = '',
+): Promise<FakeServer> {
+  const queue: FakeStep[] = [];
+  const requests: FakeRequest[] = [];
+  const sockets = new Set<Socket>();
+  let models = options.models ?? [];
+  const respond = options.respond ?? (() => ({ text: 'Hello from the fake.' }));
+
+  const server: Server = createServer((req, res) => {
+    void readRequest(req).then(async (request) => {
+      requests.push(request);
+      const closed = new Promise<void>((resolve) => res.once('close', resolve));
+      const context: FakeContext = {
+        request,
+        response: res,
+        nextStep: () => queue.shift() ?? respond(request),
+        models: () => models,
+        modelsPageSize: options.modelsPageSize ?? 2,
+        apiKey: options.apiKey,
+        sleep: (ms) =>
+          ms <= 0 ? Promise.resolve() : Promise.race([closed, new Promise<void>((r) => setTimeout(r, ms))]),
+        hang: () => closed,
+      };
+      try {
+        await handler(context);
+      } catch (error) {
+        if (!res.headersSent) {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+        }
+        res.end(String(error));
+      }
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    baseUrl: url + basePath,
+    requests,
+    enqueue: (...steps) => {
+      queue.push(...steps);
+    },
+    setModels: (next) => {
+      models = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function readRequest(req: IncomingMessage): Promise<FakeRequest> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  let body: unknown;
+  if (text.length > 0) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+  }
+  const parsed = new URL(req.url ?? '/', 'http://fake.invalid');
+  return {
+    method: req.method ?? 'GET',
+    path: parsed.pathname,
+    query: Object.fromEntries(parsed.searchParams),
+    headers: { ...req.headers },
+    body,
+  };
+}
+
+/** @internal Splits text into `count` roughly equal, non-empty pieces. */
+export function splitIntoPieces(text: string, count: number): string[] {
+  if (text.length === 0) return [];
+  const size = Math.max(1, Math.ceil(text.length / Math.max(1, count)));
+  const pieces: string[] = [];
+  for (let index = 0; index < text.length; index += size) pieces.push(text.slice(index, index + size));
+  return pieces;
+}
+
+/** @internal The tool calls of a step, with ids filled in. */
+export function stepToolCalls(step: FakeStep, idPrefix: string): Required<FakeToolCall>[] {
+  const calls = [...(step.toolCall ? [step.toolCall] : []), ...(step.toolCalls ?? [])];
+  return calls.map((call, index) => ({
+    name: call.name,
+    input: call.input,
+    id:
+      call.id ?? `${idPrefix}${String(index + 1).padStart(2, '0')}${Math.random().toString(36).slice(2, 10)}`,
+  }));
+}
+
+/** @internal Default usage numbers of a step (text length based, deterministic). */
+export function stepUsage(step: FakeStep): { inputTokens: number; outputTokens: number } | undefined {
+  if (step.usage === false) return undefined;
+  return {
+    inputTokens: step.usage?.inputTokens ?? 10,
+    outputTokens: step.usage?.outputTokens ?? Math.max(1, Math.ceil((step.text ?? '').length / 4)),
+  };
+}
+
+/** @internal The key a request carries: `x-api-key`, `x-goog-api-key`, `?key=` or a Bearer token. */
+export function requestKey(request: FakeRequest): string | undefined {
+  const header = (name: string) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const authorization = header('authorization');
+  if (authorization?.toLowerCase().startsWith('bearer ')) return authorization.slice(7);
+  return header('x-api-key') ?? header('x-goog-api-key') ?? request.query.key;
+}
+
+/** @internal Writes an SSE frame. */
+export function writeSse(response: ServerResponse, data: string, event?: string): void {
+  response.write(`${event ? `event: ${event}\n` : ''}data: ${data}\n\n`);
+}
+
+/** @internal Ends a streamed answer the way the step's fault says; returns true when it did. */
+export async function applyMidStreamFault(context: FakeContext, step: FakeStep): Promise<boolean> {
+  if (step.stall === 'mid-stream') {
+    await context.hang();
+    return true;
+  }
+  if (step.cut === true) {
+    context.response.socket?.destroy();
+    return true;
+  }
+  if (step.cut === 'end') {
+    context.response.end();
+    return true;
+  }
+  return false;
+}
