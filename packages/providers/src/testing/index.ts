@@ -1,4 +1,6 @@
 export { createFakeAnthropic } from './fake-anthropic.js';
+export { createFakeGemini } from './fake-gemini.js';
+export { createFakeOpenAI } from './fake-openai.js';
 export type {
   FakeModel,
   FakeRequest,

@@ -1,0 +1,265 @@
+import type { ServerResponse } from 'node:http';
+import {
+  applyMidStreamFault,
+  type FakeContext,
+  type FakeServer,
+  type FakeServerOptions,
+  type FakeStep,
+  requestKey,
+  splitIntoPieces,
+  startFakeServer,
+  stepToolCalls,
+  stepUsage,
+  writeSse,
+} from './fake-server.js';
+
+const STREAM_ERRORS: Record<string, { message: string; type: string; code: string }> = {
+  overloaded: { message: 'The server is overloaded', type: 'server_error', code: 'overloaded' },
+  rate_limit: { message: 'Rate limit reached for requests', type: 'requests', code: 'rate_limit_exceeded' },
+  api_error: {
+    message: 'The server had an error processing your request',
+    type: 'server_error',
+    code: 'server_error',
+  },
+  invalid_request: { message: 'Invalid request', type: 'invalid_request_error', code: 'invalid_request' },
+};
+
+/**
+ * A real HTTP server on 127.0.0.1 that speaks OpenAI Chat Completions as OpenAI, OpenRouter and compatible services
+ * do: `POST …/chat/completions` (JSON or SSE with `data: [DONE]`, streamed `tool_calls` by index, a usage chunk when
+ * `stream_options.include_usage` is set) and `GET …/models`, under any path prefix (`fake.baseUrl` ends in `/v1`).
+ *
+ * @example
+ * const fake = await createFakeOpenAI();
+ * fake.enqueue({ toolCall: { name: 'search', input: { q: 'hal' } } });
+ * const client = new OpenAI({ apiKey: 'x', baseURL: fake.baseUrl, maxRetries: 0 });
+ */
+export function createFakeOpenAI(options: FakeServerOptions = {}): Promise<FakeServer> {
+  return startFakeServer(options, (context) => handleOpenAI(context), '/v1');
+}
+
+async function handleOpenAI(context: FakeContext): Promise<void> {
+  const { request, response } = context;
+  if (request.method === 'HEAD') {
+    response.writeHead(200);
+    response.end();
+    return;
+  }
+  const isChat = request.method === 'POST' && request.path.endsWith('/chat/completions');
+  const isModels = request.method === 'GET' && request.path.endsWith('/models');
+  if (!isChat && !isModels) {
+    writeError(response, 404, {
+      message: `Unknown path ${request.path}`,
+      type: 'invalid_request_error',
+      code: null,
+    });
+    return;
+  }
+  if (context.apiKey !== undefined && requestKey(request) !== context.apiKey) {
+    writeError(response, 401, {
+      message: 'Incorrect API key provided.',
+      type: 'invalid_request_error',
+      code: 'invalid_api_key',
+    });
+    return;
+  }
+  if (isModels) {
+    json(response, 200, {
+      object: 'list',
+      data: context.models().map((model) => ({
+        id: model.id,
+        object: 'model',
+        created: 1_700_000_000,
+        owned_by: 'fake',
+        ...(model.displayName ? { name: model.displayName } : {}),
+        ...(model.contextWindow ? { context_length: model.contextWindow } : {}),
+      })),
+    });
+    return;
+  }
+  const step = context.nextStep();
+  const body = (request.body ?? {}) as {
+    model?: string;
+    stream?: boolean;
+    stream_options?: { include_usage?: boolean };
+  };
+  const model = body.model ?? 'gpt-fake';
+  if (step.error) {
+    const { status, type, message, retryAfter } = step.error;
+    writeError(
+      response,
+      status,
+      {
+        message: message ?? (status === 429 ? 'Rate limit reached for requests' : `Error ${status}`),
+        type:
+          type ?? (status === 429 ? 'requests' : status >= 500 ? 'server_error' : 'invalid_request_error'),
+        code: status === 429 ? 'rate_limit_exceeded' : null,
+      },
+      retryAfter,
+    );
+    return;
+  }
+  if (step.stall === 'before-first-byte') {
+    await context.hang();
+    return;
+  }
+  await context.sleep(step.firstByteDelayMs ?? 0);
+  if (body.stream === true) {
+    await streamCompletion(context, step, model, body.stream_options?.include_usage === true);
+  } else {
+    await answerCompletion(context, step, model);
+  }
+}
+
+async function answerCompletion(context: FakeContext, step: FakeStep, model: string): Promise<void> {
+  const { response } = context;
+  if (step.streamError) {
+    const error = STREAM_ERRORS[step.streamError] ?? {
+      message: step.streamError,
+      type: 'server_error',
+      code: '',
+    };
+    writeError(response, step.streamError === 'rate_limit' ? 429 : 503, error);
+    return;
+  }
+  if (step.malformed) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end('{"id": "chatcmpl-broken", "choices": [');
+    return;
+  }
+  const calls = stepToolCalls(step, 'call_');
+  const usage = stepUsage(step);
+  const completion = {
+    id: completionId(),
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: step.text ?? null,
+          refusal: null,
+          ...(calls.length > 0
+            ? {
+                tool_calls: calls.map((call) => ({
+                  id: call.id,
+                  type: 'function',
+                  function: { name: call.name, arguments: JSON.stringify(call.input) },
+                })),
+              }
+            : {}),
+        },
+        logprobs: null,
+        finish_reason: step.stopReason ?? (calls.length > 0 ? 'tool_calls' : 'stop'),
+      },
+    ],
+    ...(usage ? { usage: wireUsage(usage) } : {}),
+  };
+  const text = JSON.stringify(completion);
+  if (step.cut || step.stall === 'mid-stream') {
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    response.write(text.slice(0, Math.floor(text.length / 2)));
+    await applyMidStreamFault(context, { ...step, cut: step.cut === 'end' ? true : step.cut });
+    return;
+  }
+  json(response, 200, completion);
+}
+
+async function streamCompletion(context: FakeContext, step: FakeStep, model: string, includeUsage: boolean) {
+  const { response } = context;
+  const id = completionId();
+  const created = Math.floor(Date.now() / 1000);
+  const send = async (choices: unknown[], extra: Record<string, unknown> = {}) => {
+    writeSse(
+      response,
+      JSON.stringify({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        system_fingerprint: null,
+        choices,
+        ...extra,
+      }),
+    );
+    await context.sleep(step.chunkDelayMs ?? 0);
+  };
+  const delta = (value: Record<string, unknown>, finishReason: string | null = null) => [
+    { index: 0, delta: value, logprobs: null, finish_reason: finishReason },
+  ];
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+  });
+  const calls = stepToolCalls(step, 'call_');
+  const pieceCount = step.chunks ?? 3;
+  await send(delta({ role: 'assistant', content: '', refusal: null }));
+  for (const piece of splitIntoPieces(step.text ?? '', pieceCount)) {
+    await send(delta({ content: piece }));
+    if (step.malformed) break;
+  }
+  if (step.malformed) {
+    response.end('data: {"id": "chatcmpl-broken", "choices": [{\n\n');
+    return;
+  }
+  if (calls.length === 0 && (await applyMidStreamFault(context, step))) return;
+  for (const [index, call] of calls.entries()) {
+    await send(
+      delta({
+        tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+      }),
+    );
+    const pieces = splitIntoPieces(JSON.stringify(call.input), pieceCount);
+    for (const [pieceIndex, piece] of pieces.entries()) {
+      await send(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      if (pieceIndex === Math.floor((pieces.length - 1) / 2) && (await applyMidStreamFault(context, step)))
+        return;
+    }
+  }
+  if (step.streamError) {
+    const error = STREAM_ERRORS[step.streamError] ?? {
+      message: step.streamError,
+      type: 'server_error',
+      code: '',
+    };
+    writeSse(response, JSON.stringify({ error }));
+    response.end();
+    return;
+  }
+  await send(delta({}, step.stopReason ?? (calls.length > 0 ? 'tool_calls' : 'stop')));
+  const usage = stepUsage(step);
+  if (includeUsage && usage) await send([], { usage: wireUsage(usage) });
+  writeSse(response, '[DONE]');
+  response.end();
+}
+
+function wireUsage(usage: { inputTokens: number; outputTokens: number }) {
+  return {
+    prompt_tokens: usage.inputTokens,
+    completion_tokens: usage.outputTokens,
+    total_tokens: usage.inputTokens + usage.outputTokens,
+  };
+}
+
+function writeError(
+  response: ServerResponse,
+  status: number,
+  error: { message: string; type: string; code: string | null },
+  retryAfter?: string | number,
+): void {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
+  response.writeHead(status, headers);
+  response.end(JSON.stringify({ error: { ...error, param: null } }));
+}
+
+function json(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+function completionId(): string {
+  return `chatcmpl-fake${Math.random().toString(36).slice(2, 14)}`;
+}
