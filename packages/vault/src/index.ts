@@ -1,1 +1,13 @@
-export {};
+export type { LoadResult, RotateResult, Vault, VaultSettings } from './vault.js';
+export { createVault, MAX_SECRET_BYTES, VAULT_ID_PATTERN } from './vault.js';
+export type { VaultErrorCode, VaultIntegrityReason } from './vault-errors.js';
+export { VAULT_INTEGRITY, VAULT_KEY_INVALID, VAULT_NOT_FOUND } from './vault-errors.js';
+export { HINT_ELLIPSIS, hintOf } from './vault-hint.js';
+export type { LoadVaultKeySettings, VaultKey } from './vault-key.js';
+export { generateVaultKey, loadVaultKey, parseVaultKey, VAULT_KEY_BYTES } from './vault-key.js';
+export type { Redactor } from './vault-redact.js';
+export { createRedactor, encodedFormsOf, MIN_REDACTABLE_LENGTH, REDACTED } from './vault-redact.js';
+export type { SealedParts } from './vault-seal.js';
+export { openSealed, parseSealed, sealSecret, VAULT_FORMAT_VERSION } from './vault-seal.js';
+export type { VaultStore } from './vault-store.js';
+export { createMemoryVaultStore } from './vault-store.js';

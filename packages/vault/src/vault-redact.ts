@@ -1,0 +1,161 @@
+/** What a redacted secret is replaced with. */
+export const REDACTED = '[redacted]';
+
+/**
+ * Secrets shorter than this are not redacted: as patterns they would erase ordinary words and
+ * numbers. Real API keys, tokens and verifiers are far longer.
+ */
+export const MIN_REDACTABLE_LENGTH = 8;
+
+/** Replaces known secrets in any value. */
+export interface Redactor {
+  /**
+   * Returns a copy of `value` in which every known secret — raw, base64, base64url, hex (either
+   * case) or `encodeURIComponent`-encoded, also inside longer base64 text such as a Basic
+   * authorization header — is replaced by `[redacted]`, in strings, object keys and values,
+   * arrays, `Map`s, `Set`s and `Error`s (message, stack, own fields), at any depth, cycles included.
+   */
+  redact<T>(value: T): T;
+  /** Adds a secret to redact. */
+  add(secret: string): void;
+  /** Stops redacting a secret. */
+  remove(secret: string): void;
+  /** How many secrets are known. */
+  readonly size: number;
+}
+
+function base64Cores(bytes: Buffer, alphabet: 'base64' | 'base64url'): string[] {
+  // Inside a longer base64 text the secret starts at byte offset 0, 1 or 2 of a 3-byte group; for
+  // each alignment, the characters that depend on the secret's bytes alone are a fixed string.
+  const cores: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString(alphabet);
+    const firstGroup = Math.ceil(offset / 3);
+    const lastGroup = Math.floor((offset + bytes.length) / 3); // exclusive
+    if (lastGroup - firstGroup < 2) continue;
+    cores.push(encoded.slice(firstGroup * 4, lastGroup * 4));
+  }
+  return cores;
+}
+
+/** Every spelling of `secret` that redaction looks for. */
+export function encodedFormsOf(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const base64 = bytes.toString('base64');
+  const hex = bytes.toString('hex');
+  const forms = new Set([
+    secret,
+    base64,
+    base64.replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    hex,
+    hex.toUpperCase(),
+    encodeURIComponent(secret),
+    ...base64Cores(bytes, 'base64'),
+    ...base64Cores(bytes, 'base64url'),
+  ]);
+  return [...forms].filter((form) => form.length >= MIN_REDACTABLE_LENGTH);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Makes a standalone redactor for a list of secrets (see {@link Redactor.redact}).
+ *
+ * @example
+ * const { redact } = createRedactor([apiKey]);
+ * logger.info(redact({ headers }));
+ */
+export function createRedactor(secrets: Iterable<string> = []): Redactor {
+  const known = new Map<string, number>();
+  let pattern: RegExp | undefined;
+  let dirty = true;
+
+  function compile(): RegExp | undefined {
+    if (!dirty) return pattern;
+    const forms = new Set<string>();
+    for (const secret of known.keys()) for (const form of encodedFormsOf(secret)) forms.add(form);
+    // Longest first, so a whole encoding is replaced before any shorter form inside it.
+    const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    pattern = sorted.length ? new RegExp(sorted.join('|'), 'g') : undefined;
+    dirty = false;
+    return pattern;
+  }
+
+  function redactString(text: string, regex: RegExp): string {
+    return text.replace(regex, REDACTED);
+  }
+
+  function walk(value: unknown, regex: RegExp, seen: Map<object, unknown>): unknown {
+    if (typeof value === 'string') return redactString(value, regex);
+    if (typeof value !== 'object' || value === null) return value;
+    if (seen.has(value)) return seen.get(value);
+    if (value instanceof Date || value instanceof RegExp || ArrayBuffer.isView(value)) return value;
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      seen.set(value, out);
+      for (const item of value) out.push(walk(item, regex, seen));
+      return out;
+    }
+    if (value instanceof Map) {
+      const out = new Map();
+      seen.set(value, out);
+      for (const [k, v] of value) out.set(walk(k, regex, seen), walk(v, regex, seen));
+      return out;
+    }
+    if (value instanceof Set) {
+      const out = new Set();
+      seen.set(value, out);
+      for (const item of value) out.add(walk(item, regex, seen));
+      return out;
+    }
+    // Errors keep their prototype (loggers' `instanceof Error` serializers still apply); their
+    // message and stack are own but non-enumerable, so copy every own property.
+    const isError = value instanceof Error;
+    const out: Record<PropertyKey, unknown> = isError ? Object.create(Object.getPrototypeOf(value)) : {};
+    seen.set(value, out);
+    const keys = isError ? Reflect.ownKeys(value) : Object.keys(value);
+    for (const key of keys) {
+      const item = (value as Record<PropertyKey, unknown>)[key];
+      const name = typeof key === 'string' ? redactString(key, regex) : key;
+      if (isError) {
+        Object.defineProperty(out, name, {
+          value: walk(item, regex, seen),
+          enumerable: Object.prototype.propertyIsEnumerable.call(value, key),
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        out[name] = walk(item, regex, seen);
+      }
+    }
+    return out;
+  }
+
+  const redactor: Redactor = {
+    redact<T>(value: T): T {
+      const regex = compile();
+      if (!regex) return value;
+      return walk(value, regex, new Map()) as T;
+    },
+    add(secret: string) {
+      if (typeof secret !== 'string' || secret.length < MIN_REDACTABLE_LENGTH) return;
+      known.set(secret, (known.get(secret) ?? 0) + 1);
+      dirty = true;
+    },
+    remove(secret: string) {
+      const count = known.get(secret);
+      if (count === undefined) return;
+      if (count > 1) known.set(secret, count - 1);
+      else known.delete(secret);
+      dirty = true;
+    },
+    get size() {
+      return known.size;
+    },
+  };
+  for (const secret of secrets) redactor.add(secret);
+  return redactor;
+}
