@@ -248,6 +248,8 @@ export async function applyMidStreamFault(context: FakeContext, step: FakeStep):
     return true;
   }
   if (step.cut === true) {
+    // Let what was written reach the client first, then drop the connection without the final chunk.
+    await new Promise<void>((resolve) => context.response.write('', () => resolve()));
     context.response.socket?.destroy();
     return true;
   }

@@ -1,3 +1,4 @@
+export { collectStreamParts, streamedText } from './collect-stream-parts.js';
 export { createFakeAnthropic } from './fake-anthropic.js';
 export { createFakeGemini } from './fake-gemini.js';
 export { createFakeOpenAI } from './fake-openai.js';

@@ -1,0 +1,247 @@
+import type {
+  CallOptions,
+  GenerateResult,
+  LanguageModel,
+  StreamPart,
+  TextPart,
+  ToolCallPart,
+  Usage,
+} from '@hal-ai/spec';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
+import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { numberOrUndefined, reportedUsage } from '../shared/model-helpers.js';
+import { badResponse, secretsOf, streamEventError } from '../shared/provider-error.js';
+import {
+  parseEventData,
+  parseToolInput,
+  type StreamEventMapper,
+  streamProviderCall,
+} from '../shared/stream-driver.js';
+import { type AnthropicMessage, convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
+import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import {
+  type AnthropicTool,
+  type AnthropicToolChoice,
+  prepareAnthropicTools,
+} from './prepare-anthropic-tools.js';
+
+const PROVIDER = 'anthropic';
+
+/** The JSON body of `POST /v1/messages` as HAL builds it. */
+export interface AnthropicMessagesBody {
+  model: string;
+  max_tokens: number;
+  system?: string;
+  messages: AnthropicMessage[];
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+  temperature?: number;
+}
+
+/** @internal What an Anthropic model needs from its provider. */
+export interface AnthropicModelConfig {
+  baseUrl: string;
+  headers: () => Record<string, string>;
+  settings: HttpProviderSettings;
+  defaultMaxOutputTokens: number;
+}
+
+/** Builds the Messages API body of one call (pure; exported for request-body tests). */
+export function buildAnthropicMessagesBody(
+  modelId: string,
+  options: CallOptions,
+  defaultMaxOutputTokens = 4096,
+): AnthropicMessagesBody {
+  const { system, messages } = convertToAnthropicMessages(options.prompt);
+  return {
+    model: modelId,
+    max_tokens: options.maxOutputTokens ?? defaultMaxOutputTokens,
+    ...(system ? { system } : {}),
+    messages,
+    ...prepareAnthropicTools(options.tools, options.toolChoice),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+  };
+}
+
+interface AnthropicUsageWire {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_read_input_tokens?: number;
+}
+
+function toUsage(usage: AnthropicUsageWire | undefined): Usage {
+  return {
+    inputTokens: numberOrUndefined(usage?.input_tokens),
+    outputTokens: numberOrUndefined(usage?.output_tokens),
+    cachedInputTokens: numberOrUndefined(usage?.cache_read_input_tokens),
+  };
+}
+
+/** @internal A Claude model over the Messages API. */
+export class AnthropicLanguageModel implements LanguageModel {
+  readonly provider = PROVIDER;
+
+  constructor(
+    readonly modelId: string,
+    private readonly config: AnthropicModelConfig,
+  ) {}
+
+  private call(options: CallOptions, body: AnthropicMessagesBody): ProviderCall {
+    const headers = definedHeaders(this.config.headers(), options.headers);
+    return {
+      provider: PROVIDER,
+      url: joinUrl(this.config.baseUrl, '/v1/messages'),
+      method: 'POST',
+      headers,
+      body,
+      abortSignal: options.abortSignal,
+      secrets: secretsOf(headers),
+    };
+  }
+
+  async doGenerate(options: CallOptions): Promise<GenerateResult> {
+    const body = buildAnthropicMessagesBody(this.modelId, options, this.config.defaultMaxOutputTokens);
+    const response = await sendProviderRequest(this.call(options, body), this.config.settings);
+    const json = (await response.json()) as {
+      id?: string;
+      model?: string;
+      content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
+      stop_reason?: string;
+      usage?: AnthropicUsageWire;
+    };
+    if (!Array.isArray(json?.content)) throw badResponse(PROVIDER, 'the response has no content');
+    const content: Array<TextPart | ToolCallPart> = [];
+    for (const block of json.content) {
+      if (block.type === 'text' && typeof block.text === 'string')
+        content.push({ type: 'text', text: block.text });
+      if (block.type === 'tool_use') {
+        content.push({
+          type: 'tool-call',
+          toolCallId: String(block.id),
+          toolName: String(block.name),
+          input: block.input ?? {},
+        });
+      }
+    }
+    const usage = reportedUsage(toUsage(json.usage));
+    return {
+      content,
+      finishReason: mapAnthropicFinishReason(json.stop_reason),
+      ...(usage ? { usage } : {}),
+      response: { id: json.id, modelId: json.model },
+    };
+  }
+
+  async doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }> {
+    const body = {
+      ...buildAnthropicMessagesBody(this.modelId, options, this.config.defaultMaxOutputTokens),
+      stream: true,
+    };
+    const call = this.call(options, body);
+    return streamProviderCall(call, this.config.settings, new AnthropicStreamMapper(call.secrets));
+  }
+}
+
+interface AnthropicStreamEvent {
+  type?: string;
+  index?: number;
+  message?: { id?: string; model?: string; usage?: AnthropicUsageWire };
+  content_block?: { type?: string; text?: string; id?: string; name?: string };
+  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
+  usage?: AnthropicUsageWire;
+  error?: { type?: string; message?: string };
+}
+
+type Block = { kind: 'text' } | { kind: 'tool'; id: string; name: string; json: string } | { kind: 'other' };
+
+/** Maps Anthropic SSE events (`message_start` … `message_stop`) to stream parts. */
+class AnthropicStreamMapper implements StreamEventMapper {
+  done = false;
+  private readonly blocks = new Map<number, Block>();
+  private usage: Usage = {};
+  private stopReason: string | undefined;
+
+  constructor(private readonly secrets: readonly string[]) {}
+
+  *onEvent(event: EventSourceMessage): Iterable<StreamPart> {
+    const data = parseEventData(PROVIDER, event) as AnthropicStreamEvent | null;
+    switch (data?.type) {
+      case 'message_start': {
+        const message = data.message ?? {};
+        this.usage = toUsage(message.usage);
+        yield { type: 'response-metadata', id: message.id, modelId: message.model };
+        break;
+      }
+      case 'content_block_start': {
+        const index = Number(data.index);
+        const block = data.content_block ?? {};
+        if (block.type === 'text') {
+          this.blocks.set(index, { kind: 'text' });
+          yield { type: 'text-start', id: String(index) };
+          if (block.text) yield { type: 'text-delta', id: String(index), delta: block.text };
+        } else if (block.type === 'tool_use') {
+          this.blocks.set(index, { kind: 'tool', id: String(block.id), name: String(block.name), json: '' });
+          yield { type: 'tool-input-start', id: String(block.id), toolName: String(block.name) };
+        } else {
+          this.blocks.set(index, { kind: 'other' });
+        }
+        break;
+      }
+      case 'content_block_delta': {
+        const index = Number(data.index);
+        const block = this.blocks.get(index);
+        const delta = data.delta ?? {};
+        if (block?.kind === 'text' && delta.type === 'text_delta' && typeof delta.text === 'string') {
+          yield { type: 'text-delta', id: String(index), delta: delta.text };
+        } else if (block?.kind === 'tool' && delta.type === 'input_json_delta') {
+          const piece = String(delta.partial_json ?? '');
+          block.json += piece;
+          if (piece) yield { type: 'tool-input-delta', id: block.id, delta: piece };
+        }
+        break;
+      }
+      case 'content_block_stop': {
+        const index = Number(data.index);
+        const block = this.blocks.get(index);
+        if (block?.kind === 'text') yield { type: 'text-end', id: String(index) };
+        if (block?.kind === 'tool') {
+          const input = parseToolInput(PROVIDER, block.name, block.json);
+          yield { type: 'tool-input-end', id: block.id };
+          yield { type: 'tool-call', toolCallId: block.id, toolName: block.name, input };
+        }
+        this.blocks.delete(index);
+        break;
+      }
+      case 'message_delta': {
+        this.stopReason = data.delta?.stop_reason ?? this.stopReason;
+        const next = toUsage(data.usage);
+        this.usage = {
+          ...this.usage,
+          ...Object.fromEntries(Object.entries(next).filter(([, value]) => value !== undefined)),
+        };
+        break;
+      }
+      case 'message_stop': {
+        this.done = true;
+        const usage = reportedUsage(this.usage);
+        yield {
+          type: 'finish',
+          finishReason: mapAnthropicFinishReason(this.stopReason),
+          ...(usage ? { usage } : {}),
+        };
+        break;
+      }
+      case 'error':
+        throw streamEventError(PROVIDER, data.error?.type, data.error?.message, this.secrets);
+      default:
+        // `ping` and event types added later are not ours to fail on.
+        break;
+    }
+  }
+
+  onEnd(): Iterable<StreamPart> {
+    if (!this.done) throw badResponse(PROVIDER, 'the stream was cut before message_stop');
+    return [];
+  }
+}

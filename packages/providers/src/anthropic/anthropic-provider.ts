@@ -1,0 +1,82 @@
+import type { ModelInfo, ModelProvider } from '@hal-ai/spec';
+import { sendProviderRequest } from '../shared/http-client.js';
+import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { badResponse, secretsOf } from '../shared/provider-error.js';
+import { AnthropicLanguageModel } from './anthropic-language-model.js';
+
+/** The Anthropic API origin (the adapter appends `/v1/...`). */
+export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
+
+/** Settings of {@link createAnthropic}. */
+export interface AnthropicProviderSettings extends HttpProviderSettings {
+  /** An API key, sent as `x-api-key`. */
+  apiKey?: string;
+  /** An OAuth or gateway token, sent as `Authorization: Bearer`. */
+  authToken?: string;
+  /** `max_tokens` when a call sets none (the API requires one). Default 4096. */
+  defaultMaxOutputTokens?: number;
+}
+
+/**
+ * Creates the Anthropic Messages API provider.
+ *
+ * @example
+ * const anthropic = createAnthropic({ apiKey });
+ * const { stream } = await anthropic.languageModel('claude-sonnet-4-5').doStream({ prompt });
+ */
+export function createAnthropic(settings: AnthropicProviderSettings = {}): ModelProvider {
+  const baseUrl = settings.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
+  const headers = () =>
+    definedHeaders(
+      {
+        'anthropic-version': '2023-06-01',
+        'x-api-key': settings.apiKey,
+        authorization: settings.authToken ? `Bearer ${settings.authToken}` : undefined,
+      },
+      settings.headers,
+    );
+  return {
+    provider: 'anthropic',
+    languageModel: (modelId) =>
+      new AnthropicLanguageModel(modelId, {
+        baseUrl,
+        headers,
+        settings,
+        defaultMaxOutputTokens: settings.defaultMaxOutputTokens ?? 4096,
+      }),
+    async listModels(options = {}) {
+      const models: ModelInfo[] = [];
+      let afterId: string | undefined;
+      // A page cap guards against a server that always answers has_more.
+      for (let page = 0; page < 50; page += 1) {
+        const query = new URLSearchParams({ limit: '1000', ...(afterId ? { after_id: afterId } : {}) });
+        const requestHeaders = headers();
+        const response = await sendProviderRequest(
+          {
+            provider: 'anthropic',
+            url: `${joinUrl(baseUrl, '/v1/models')}?${query}`,
+            method: 'GET',
+            headers: requestHeaders,
+            abortSignal: options.abortSignal,
+            secrets: secretsOf(requestHeaders),
+          },
+          settings,
+        );
+        const json = (await response.json()) as {
+          data?: Array<{ id?: string; display_name?: string }>;
+          has_more?: boolean;
+          last_id?: string | null;
+        };
+        if (!Array.isArray(json?.data)) throw badResponse('anthropic', 'the model list has no data');
+        for (const model of json.data) {
+          if (typeof model.id === 'string') {
+            models.push({ id: model.id, ...(model.display_name ? { displayName: model.display_name } : {}) });
+          }
+        }
+        if (!json.has_more || !json.last_id) break;
+        afterId = json.last_id;
+      }
+      return models;
+    },
+  };
+}

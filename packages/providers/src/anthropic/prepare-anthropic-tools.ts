@@ -1,0 +1,38 @@
+import type { ToolChoice, ToolDeclaration } from '@hal-ai/spec';
+
+/** Anthropic's tool declaration. */
+export interface AnthropicTool {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** Anthropic's tool choice. */
+export type AnthropicToolChoice =
+  | { type: 'auto' }
+  | { type: 'any' }
+  | { type: 'none' }
+  | { type: 'tool'; name: string };
+
+/** Declares HAL tools to Anthropic (`{name, description, input_schema}`); the risk tier is never sent. */
+export function prepareAnthropicTools(
+  tools: ToolDeclaration[] | undefined,
+  toolChoice: ToolChoice | undefined,
+): { tools?: AnthropicTool[]; tool_choice?: AnthropicToolChoice } {
+  if (!tools || tools.length === 0) return {};
+  return {
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: { type: 'object', ...tool.inputSchema },
+    })),
+    ...(toolChoice ? { tool_choice: mapToolChoice(toolChoice) } : {}),
+  };
+}
+
+function mapToolChoice(choice: ToolChoice): AnthropicToolChoice {
+  if (choice === 'auto') return { type: 'auto' };
+  if (choice === 'required') return { type: 'any' };
+  if (choice === 'none') return { type: 'none' };
+  return { type: 'tool', name: choice.toolName };
+}

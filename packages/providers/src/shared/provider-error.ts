@@ -1,0 +1,183 @@
+import { HalError, type HalErrorCode } from '@hal-ai/spec';
+
+const MAX_MESSAGE_LENGTH = 500;
+
+/** @internal Replaces every secret and any Bearer token in `text` with `[redacted]`. */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let result = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) result = result.split(secret).join('[redacted]');
+  }
+  return result
+    .replace(/(bearer\s+)[^\s"',]+/gi, '$1[redacted]')
+    .replace(/([?&]key=)[^&\s"']+/gi, '$1[redacted]');
+}
+
+/** @internal The secret values among request headers (API keys, Bearer tokens), to keep out of messages. */
+export function secretsOf(headers: Record<string, string>): string[] {
+  const secrets: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (lower === 'authorization' || lower.endsWith('api-key') || lower.includes('token')) {
+      secrets.push(value);
+      const bearer = /^bearer\s+(.+)$/i.exec(value);
+      if (bearer?.[1]) secrets.push(bearer[1]);
+    }
+  }
+  return secrets;
+}
+
+/**
+ * @internal Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date), or `undefined`.
+ */
+export function parseRetryAfter(headers: Record<string, unknown>, now: number): number | undefined {
+  const header = (name: string) => {
+    const value = headers[name];
+    return typeof value === 'string' ? value : Array.isArray(value) ? String(value[0]) : undefined;
+  };
+  const milliseconds = Number(header('retry-after-ms'));
+  if (header('retry-after-ms') !== undefined && Number.isFinite(milliseconds) && milliseconds >= 0) {
+    return milliseconds / 1000;
+  }
+  const value = header('retry-after')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value);
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, (date - now) / 1000);
+}
+
+/** @internal The message and type/code of a provider's JSON error body (Anthropic, OpenAI, OpenRouter, Gemini). */
+export function readErrorBody(text: string): { message?: string; type?: string } {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text.trim() ? { message: text.trim() } : {};
+  }
+  const root = Array.isArray(parsed) ? parsed[0] : parsed;
+  const error = (root as { error?: unknown } | null)?.error;
+  if (typeof error === 'string') return { message: error };
+  if (error && typeof error === 'object') {
+    const record = error as Record<string, unknown>;
+    const type = record.type ?? record.status ?? record.code;
+    return {
+      message: typeof record.message === 'string' ? record.message : undefined,
+      type: type === undefined || type === null ? undefined : String(type),
+    };
+  }
+  return {};
+}
+
+/** @internal The HAL code of an HTTP error status. */
+export function codeForStatus(status: number): HalErrorCode {
+  if (status === 401 || status === 403) return 'provider_auth';
+  if (status === 429) return 'provider_rate_limited';
+  if (status === 408) return 'provider_timeout';
+  if (status >= 500) return 'provider_unavailable';
+  return 'provider_bad_response';
+}
+
+/** @internal Whether an HTTP status may be retried (rate limits, overload, server errors). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/** @internal The HAL error of an HTTP error answer, with the provider's message (redacted). */
+export function httpError(
+  provider: string,
+  status: number,
+  bodyText: string,
+  secrets: readonly string[],
+  retryAfterS: number | undefined,
+): HalError {
+  const { message, type } = readErrorBody(bodyText);
+  const detail = message ? `: ${truncate(message)}` : '';
+  return new HalError(
+    codeForStatus(status),
+    redactSecrets(`${provider} answered HTTP ${status}${detail}`, secrets),
+    {
+      details: {
+        provider,
+        status,
+        ...(type ? { type: redactSecrets(type, secrets) } : {}),
+        ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+      },
+    },
+  );
+}
+
+/** @internal Maps an error event inside a 200 stream by its type: overload, rate limit, or a bad response. */
+export function streamEventError(
+  provider: string,
+  type: string | undefined,
+  message: string | undefined,
+  secrets: readonly string[],
+): HalError {
+  const kind = `${type ?? ''} ${message ?? ''}`.toLowerCase();
+  const code: HalErrorCode = /overload|unavailable|\b50[0-9]\b|\b529\b/.test(kind)
+    ? 'provider_unavailable'
+    : /rate.?limit|resource_exhausted|quota|\b429\b/.test(kind)
+      ? 'provider_rate_limited'
+      : 'provider_bad_response';
+  return new HalError(
+    code,
+    redactSecrets(
+      `${provider} reported an error in the stream: ${truncate(message ?? type ?? 'unknown error')}`,
+      secrets,
+    ),
+    { details: { provider, ...(type ? { type } : {}) } },
+  );
+}
+
+/** @internal A response that broke the protocol (bad JSON, bad SSE, bad tool arguments, cut stream). */
+export function badResponse(provider: string, message: string, cause?: unknown): HalError {
+  return new HalError('provider_bad_response', `${provider}: ${message}`, { details: { provider }, cause });
+}
+
+function errorCodeOf(error: unknown): string | undefined {
+  const record = error as { code?: unknown; cause?: unknown; errors?: unknown[] } | null;
+  if (!record || typeof record !== 'object') return undefined;
+  if (typeof record.code === 'string') return record.code;
+  if (Array.isArray(record.errors)) {
+    for (const inner of record.errors) {
+      const code = errorCodeOf(inner);
+      if (code) return code;
+    }
+  }
+  return record.cause ? errorCodeOf(record.cause) : undefined;
+}
+
+/**
+ * @internal Maps a transport failure. `phase` says whether the body had started: a socket closed mid-body is a
+ * cut stream (`provider_bad_response`), before it the provider is unreachable (`provider_unavailable`).
+ */
+export function transportError(
+  provider: string,
+  error: unknown,
+  phase: 'connect' | 'body',
+  secrets: readonly string[],
+): HalError {
+  if (HalError.isInstance(error)) return error;
+  const code = errorCodeOf(error);
+  const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
+  if (
+    code === 'UND_ERR_CONNECT_TIMEOUT' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
+    return new HalError('provider_timeout', `${provider} did not answer in time (${text})`, {
+      details: { provider },
+    });
+  }
+  if (phase === 'body') {
+    return badResponse(provider, `the stream was cut before it finished (${text})`);
+  }
+  return new HalError('provider_unavailable', `${provider} is unreachable (${code ?? text})`, {
+    details: { provider, ...(code ? { cause: code } : {}) },
+  });
+}
+
+function truncate(text: string): string {
+  return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
+}
