@@ -1,1 +1,208 @@
-export {};
+#!/usr/bin/env node
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { HalError } from '@hal-ai/spec';
+import { createAuditLog } from './audit/audit-log.js';
+import { createOperator, resetOperatorPassword } from './auth/auth-operators.js';
+import { HAL_VERSION, type HalConfig, loadConfig } from './config.js';
+import { systemClock } from './core/clock.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createLogger } from './logger.js';
+import { databasePath, startServer } from './server.js';
+
+/** What a command may touch: its arguments, the environment and the three streams. */
+export interface CliContext {
+  /** Arguments after the command words (e.g. `[username]` for `admin create-operator`). */
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  /** Resolves when the process is asked to stop (SIGINT/SIGTERM); long-running commands await it. */
+  stopSignal: Promise<string>;
+}
+
+/** One `hal` subcommand. Returns the exit code. */
+export interface CliCommand {
+  /** e.g. `admin create-operator <username>`. */
+  usage: string;
+  summary: string;
+  run(context: CliContext): Promise<number>;
+}
+
+/** Loads the config or prints why not; commands return 1 on a bad environment. */
+function configOrExit(context: CliContext): HalConfig | null {
+  try {
+    return loadConfig(context.env);
+  } catch (error) {
+    context.stderr.write(`hal: ${error instanceof Error ? error.message : String(error)}\n`);
+    return null;
+  }
+}
+
+async function withDatabase(
+  context: CliContext,
+  work: (db: ReturnType<typeof openDatabase>) => Promise<number>,
+) {
+  const config = configOrExit(context);
+  if (config === null) return 1;
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const database = openDatabase(databasePath(config.dataDir));
+  try {
+    await migrateToLatest(database.db);
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+async function setPassword(context: CliContext, mode: 'create' | 'reset'): Promise<number> {
+  const username = context.args[0];
+  if (username === undefined || context.args.length !== 1) {
+    context.stderr.write(
+      `usage: hal admin ${mode === 'create' ? 'create-operator' : 'reset-password'} <username>\n`,
+    );
+    return 2;
+  }
+  return withDatabase(context, async ({ db }) => {
+    const settings = { db, clock: systemClock };
+    const { operator, password } =
+      mode === 'create'
+        ? await createOperator(settings, username)
+        : await resetOperatorPassword(settings, username);
+    await createAuditLog({ db, clock: systemClock }).append({
+      actor: 'system',
+      action: mode === 'create' ? 'operator.create' : 'operator.reset_password',
+      target: `operator:${operator.id}`,
+      details: { username, via: 'cli' },
+    });
+    context.stdout.write(`operator: ${operator.username}\npassword: ${password}\n`);
+    return 0;
+  });
+}
+
+/**
+ * The `hal` subcommands, keyed by their command words. Other areas add theirs here
+ * (`agent …`, `mcp`) with one entry each; the dispatcher picks the longest matching key.
+ */
+export const commands: Record<string, CliCommand> = {
+  serve: {
+    usage: 'serve',
+    summary: 'Start HAL (creates the data folder and the first operator on the first run)',
+    async run(context) {
+      const config = configOrExit(context);
+      if (config === null) return 1;
+      const server = await startServer({ config, output: context.stdout, logger: createLogger() });
+      const signal = await context.stopSignal;
+      server.deps.logger.info({ signal }, 'shutting down');
+      await server.close();
+      return 0;
+    },
+  },
+  'admin create-operator': {
+    usage: 'admin create-operator <username>',
+    summary: 'Create an operator and print a generated password',
+    run: (context) => setPassword(context, 'create'),
+  },
+  'admin reset-password': {
+    usage: 'admin reset-password <username>',
+    summary: "Set a new generated password and end the operator's sessions",
+    run: (context) => setPassword(context, 'reset'),
+  },
+  'db migrate': {
+    usage: 'db migrate',
+    summary: 'Bring the database to the newest schema',
+    run: (context) =>
+      withDatabase(context, async () => {
+        // withDatabase already migrated; report what the schema is now.
+        context.stdout.write('database is up to date\n');
+        return 0;
+      }),
+  },
+};
+
+/** The help text: every command of the table. */
+export function usage(): string {
+  const width = Math.max(...Object.values(commands).map((command) => command.usage.length));
+  const lines = Object.values(commands).map(
+    (command) => `  hal ${command.usage.padEnd(width)}  ${command.summary}`,
+  );
+  return `HAL ${HAL_VERSION} — the operator console\n\nUsage:\n${lines.join('\n')}\n  hal --help\n  hal --version\n\nEnvironment: HAL_DATA_DIR, HAL_HOST, HAL_PORT, HAL_REAUTH_WINDOW_S, HAL_PROVIDER_FIRST_BYTE_TIMEOUT_MS,\nHAL_PROVIDER_IDLE_TIMEOUT_MS, HAL_VAULT_KEY, HAL_TRUST_PROXY\n`;
+}
+
+/** Options of {@link runCli}: the edges, real by default. */
+export interface RunCliOptions {
+  env?: NodeJS.ProcessEnv;
+  stdout?: CliContext['stdout'];
+  stderr?: CliContext['stderr'];
+  stopSignal?: Promise<string>;
+}
+
+/**
+ * Runs `hal <argv…>` and resolves with the exit code: 0 ok, 1 failure (message on stderr),
+ * 2 unknown command or bad usage (usage on stderr).
+ */
+export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<number> {
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help')) {
+    stdout.write(usage());
+    return 0;
+  }
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    stdout.write(`${HAL_VERSION}\n`);
+    return 0;
+  }
+  const key = Object.keys(commands)
+    .filter((name) => {
+      const words = name.split(' ');
+      return words.every((word, index) => argv[index] === word);
+    })
+    .sort((a, b) => b.split(' ').length - a.split(' ').length)[0];
+  const command = key === undefined ? undefined : commands[key];
+  if (key === undefined || command === undefined) {
+    stderr.write(`hal: unknown command "${argv.join(' ')}"\n\n${usage()}`);
+    return 2;
+  }
+  const stopSignal =
+    options.stopSignal ??
+    new Promise<string>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
+    });
+  try {
+    return await command.run({
+      args: argv.slice(key.split(' ').length),
+      env: options.env ?? process.env,
+      stdout,
+      stderr,
+      stopSignal,
+    });
+  } catch (error) {
+    const message = HalError.isInstance(error) || error instanceof Error ? error.message : String(error);
+    stderr.write(`hal: ${message}\n`);
+    return 1;
+  }
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return fs.realpathSync(entry) === fs.realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  runCli(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`hal: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -11,5 +11,9 @@ export interface AppEnv {
     operator: Operator;
     /** The current session's id (never sent to the client except as the cookie). */
     sessionId: string;
+    /** The session's CSRF token (what `X-CSRF-Token` must equal). */
+    csrfToken: string;
+    /** Epoch ms until which `requireRecent` passes (0 when the window never opened). */
+    recentAuthUntil: number;
   };
 }

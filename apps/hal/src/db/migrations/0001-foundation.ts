@@ -1,5 +1,85 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 
-export async function up(_db: Kysely<unknown>): Promise<void> {}
+/** Operators, sessions, audit chain, login attempts, threeStep confirm tokens, operator preferences. */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('operators')
+    .addColumn('id', 'text', (col) => col.primaryKey())
+    .addColumn('username', 'text', (col) => col.notNull().unique())
+    .addColumn('password_hash', 'text', (col) => col.notNull())
+    .addColumn('created_at', 'text', (col) => col.notNull())
+    .addColumn('password_changed_at', 'text', (col) => col.notNull())
+    .execute();
 
-export async function down(_db: Kysely<unknown>): Promise<void> {}
+  await db.schema
+    .createTable('sessions')
+    .addColumn('id', 'text', (col) => col.primaryKey())
+    .addColumn('operator_id', 'text', (col) => col.notNull().references('operators.id').onDelete('cascade'))
+    .addColumn('csrf_token', 'text', (col) => col.notNull())
+    .addColumn('created_at', 'text', (col) => col.notNull())
+    .addColumn('last_seen_at', 'text', (col) => col.notNull())
+    .addColumn('expires_at', 'text', (col) => col.notNull())
+    .addColumn('recent_auth_until', 'text')
+    .execute();
+  await db.schema.createIndex('sessions_operator_idx').on('sessions').column('operator_id').execute();
+
+  // AUTOINCREMENT (not just rowid) so ids are never reused and sqlite_sequence remembers the
+  // highest id ever written: that lets verification notice rows deleted from the tail.
+  await sql`CREATE TABLE audit (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    actor TEXT NOT NULL,
+    action TEXT NOT NULL,
+    target TEXT,
+    details TEXT,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+  )`.execute(db);
+  await db.schema.createIndex('audit_action_idx').on('audit').column('action').execute();
+
+  await sql`CREATE TABLE login_attempts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL,
+    at INTEGER NOT NULL
+  )`.execute(db);
+  await db.schema
+    .createIndex('login_attempts_key_at_idx')
+    .on('login_attempts')
+    .columns(['key', 'at'])
+    .execute();
+
+  await db.schema
+    .createTable('confirm_tokens')
+    .addColumn('token_hash', 'text', (col) => col.primaryKey())
+    .addColumn('operator_id', 'text', (col) => col.notNull().references('operators.id').onDelete('cascade'))
+    .addColumn('action', 'text', (col) => col.notNull())
+    .addColumn('target', 'text', (col) => col.notNull())
+    .addColumn('subject_hash', 'text', (col) => col.notNull())
+    .addColumn('created_at', 'text', (col) => col.notNull())
+    .addColumn('expires_at', 'integer', (col) => col.notNull())
+    .addColumn('used_at', 'text')
+    .execute();
+
+  await db.schema
+    .createTable('operator_prefs')
+    .addColumn('operator_id', 'text', (col) => col.notNull().references('operators.id').onDelete('cascade'))
+    .addColumn('key', 'text', (col) => col.notNull())
+    .addColumn('value', 'text', (col) => col.notNull())
+    .addColumn('updated_at', 'text', (col) => col.notNull())
+    .addPrimaryKeyConstraint('operator_prefs_pk', ['operator_id', 'key'])
+    .execute();
+}
+
+/** Drops the foundation tables. */
+export async function down(db: Kysely<unknown>): Promise<void> {
+  for (const table of [
+    'operator_prefs',
+    'confirm_tokens',
+    'login_attempts',
+    'audit',
+    'sessions',
+    'operators',
+  ]) {
+    await db.schema.dropTable(table).ifExists().execute();
+  }
+}

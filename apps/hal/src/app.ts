@@ -1,0 +1,56 @@
+import { HalError } from '@hal-ai/spec';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { createAgentRoutes } from './agents/agent-routes.js';
+import type { AppDeps } from './deps.js';
+import { defaultBodyLimit } from './http/body-limit.js';
+import { csrfProtection } from './http/csrf.js';
+import type { AppEnv } from './http/env.js';
+import { createErrorHandler, errorResponse } from './http/http-errors.js';
+import { securityHeaders } from './http/security-headers.js';
+import { sessionMiddleware } from './http/session.js';
+import { createPages } from './pages/index.js';
+import { createAuthRoutes } from './routes/auth.js';
+import { createHalRoutes } from './routes/hal.js';
+import { createHealthRoutes } from './routes/health.js';
+
+/** Paths under `/ops` that need no session: the login form and its POST. */
+const PUBLIC_OPS_PATHS = new Set(['/ops/login']);
+
+function exceptPublic(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
+  return async (c, next) => (PUBLIC_OPS_PATHS.has(c.req.path) ? next() : middleware(c, next));
+}
+
+/**
+ * Builds the HAL host as a Hono app; it never listens (`startServer` does). Everything under
+ * `/ops` except the login form goes through the session and CSRF middleware first, so
+ * sub-apps mounted there (`/ops/api/hal`, `/ops/api/ai`, pages) inherit both and only add
+ * `requireRecent(deps)` and `deps.threeStep.check(...)` themselves. `/agent/api` has its own
+ * bearer auth and sits outside.
+ *
+ * @example
+ * const app = createApp(deps);
+ * const response = await app.request('/api/health');
+ */
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  app.onError(createErrorHandler(deps.logger));
+  app.notFound((c) => errorResponse(c, new HalError('not_found', 'Not found')));
+
+  app.use('*', securityHeaders());
+  app.use('*', defaultBodyLimit(deps.config.bodyLimitBytes, deps.config.uploadLimitBytes));
+
+  app.route('/', createHealthRoutes(deps));
+  // The agents sub-app reads only its own optional slice of the deps (`agents?`); until that
+  // field is declared on AppDeps the compiler sees no overlap, hence the widening cast.
+  app.route('/agent/api', createAgentRoutes(deps as unknown as Parameters<typeof createAgentRoutes>[0]));
+
+  app.use('/ops', exceptPublic(sessionMiddleware(deps)));
+  app.use('/ops/*', exceptPublic(sessionMiddleware(deps)));
+  app.use('/ops', exceptPublic(csrfProtection(deps)));
+  app.use('/ops/*', exceptPublic(csrfProtection(deps)));
+
+  app.route('/', createAuthRoutes(deps));
+  app.route('/ops/api/hal', createHalRoutes(deps));
+  app.route('/ops', createPages(deps));
+  return app;
+}

@@ -1,0 +1,37 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+
+/** An open HAL database: the kysely handle, the raw better-sqlite3 handle (for `.backup()`), and close. */
+export interface OpenDatabase {
+  db: Kysely<Database>;
+  sqlite: BetterSqlite3.Database;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens (creating if needed) a SQLite database for HAL: WAL so `hal mcp` can read while `hal serve`
+ * writes, a 5 s busy timeout for the moments both write, and enforced foreign keys.
+ * Pass `':memory:'` in tests where the file is not the point.
+ *
+ * @example
+ * const { db, close } = openDatabase('/var/lib/hal/hal.db');
+ */
+export function openDatabase(file: string): OpenDatabase {
+  const sqlite = new BetterSqlite3(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  let closed = false;
+  return {
+    db,
+    sqlite,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // kysely's destroy closes the better-sqlite3 handle too.
+      await db.destroy();
+    },
+  };
+}

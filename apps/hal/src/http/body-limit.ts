@@ -1,0 +1,35 @@
+import { HalError } from '@hal-ai/spec';
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+
+function tooLarge(maxBytes: number): never {
+  throw new HalError('payload_too_large', `The request body is larger than ${maxBytes} bytes`, {
+    details: { maxBytes },
+  });
+}
+
+/**
+ * Caps a route's request body at `maxBytes` → `413 payload_too_large`. Use it on a route that
+ * needs a cap other than the app default.
+ *
+ * @example
+ * routes.post('/releases', limitBody(config.uploadLimitBytes), handler);
+ */
+export function limitBody(maxBytes: number): MiddlewareHandler {
+  return bodyLimit({ maxSize: maxBytes, onError: () => tooLarge(maxBytes) });
+}
+
+/**
+ * The app-wide default: `bodyBytes` (1 MB) for JSON, forms and anything else; `uploadBytes` for
+ * `multipart/form-data`, the one content type that carries artifacts. A route can tighten either
+ * with {@link limitBody}; a global middleware cannot see the route it is about to run, so raising
+ * the JSON cap means raising the default here.
+ */
+export function defaultBodyLimit(bodyBytes: number, uploadBytes: number): MiddlewareHandler {
+  const small = limitBody(bodyBytes);
+  const large = limitBody(uploadBytes);
+  return async function defaultBodyLimit(c, next) {
+    const type = c.req.header('content-type')?.toLowerCase() ?? '';
+    return type.startsWith('multipart/form-data') ? large(c, next) : small(c, next);
+  };
+}

@@ -1,0 +1,2 @@
+export { createAuthRoutes } from './auth.js';
+export { createHealthRoutes } from './health.js';

@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { serve } from '@hono/node-server';
+import { createApp } from './app.js';
+import { countOperators, createOperator } from './auth/auth-operators.js';
+import type { HalConfig } from './config.js';
+import { type Clock, systemClock } from './core/clock.js';
+import { openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import { type AppDeps, createDeps } from './deps.js';
+import { createLogger, type Logger } from './logger.js';
+
+/** Options of {@link startServer}. */
+export interface StartServerOptions {
+  config: HalConfig;
+  logger?: Logger;
+  clock?: Clock;
+  /** Where the first-run password and the "listening" line go (never the log). Defaults to stdout. */
+  output?: { write(text: string): unknown };
+}
+
+/** A running HAL. */
+export interface RunningServer {
+  /** `http://<host>:<port>` with the real port (also when `HAL_PORT=0`). */
+  url: string;
+  port: number;
+  deps: AppDeps;
+  /** Stops accepting connections, waits for open ones, closes the database. */
+  close(): Promise<void>;
+}
+
+/** The database file inside the data folder. */
+export function databasePath(dataDir: string): string {
+  return path.join(dataDir, 'hal.db');
+}
+
+/**
+ * Starts HAL: creates the data folder, opens and migrates `<dataDir>/hal.db`, creates operator
+ * `admin` with a one-time password on the very first run (printed to `output`, never logged),
+ * listens, and prints `HAL listening on http://<host>:<port>`.
+ */
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger();
+  const output = options.output ?? process.stdout;
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const database = openDatabase(databasePath(config.dataDir));
+  try {
+    await migrateToLatest(database.db);
+    const deps = createDeps({
+      db: database.db,
+      sqlite: database.sqlite,
+      config,
+      clock: options.clock ?? systemClock,
+      logger,
+    });
+    if ((await countOperators(database.db)) === 0) {
+      const { operator, password } = await createOperator(deps, 'admin');
+      await deps.audit.append({
+        actor: 'system',
+        action: 'operator.create',
+        target: `operator:${operator.id}`,
+        details: { username: 'admin', firstRun: true },
+      });
+      output.write(`operator: admin\npassword: ${password}\n`);
+    }
+    const app = createApp(deps);
+    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const instance = serve({ fetch: app.fetch, hostname: config.host, port: config.port }, () =>
+        resolve(instance),
+      );
+      instance.once('error', reject);
+    });
+    const port = (server.address() as AddressInfo).port;
+    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+    const url = `http://${host}:${port}`;
+    logger.info({ url }, 'listening');
+    output.write(`HAL listening on ${url}\n`);
+    let closing: Promise<void> | undefined;
+    return {
+      url,
+      port,
+      deps,
+      close() {
+        closing ??= (async () => {
+          await new Promise<void>((resolve) => {
+            server.close(() => resolve());
+            // Idle keep-alive sockets would hold close() open forever.
+            if ('closeIdleConnections' in server) server.closeIdleConnections();
+          });
+          await database.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}

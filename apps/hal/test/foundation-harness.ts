@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createApp } from '../src/app.js';
+import { createOperator } from '../src/auth/auth-operators.js';
+import { type HalConfig, loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { type AppDeps, createDeps } from '../src/deps.js';
+import type { Operator } from '../src/http/env.js';
+import { createLogger } from '../src/logger.js';
+
+/** A cheap scrypt cost for test operators. */
+export const TEST_SCRYPT_PARAMS = { N: 2 ** 10, r: 8, p: 1 };
+
+/** A clock tests move by hand. */
+export interface ManualClock {
+  now(): number;
+  advance(ms: number): void;
+  set(ms: number): void;
+}
+
+/** Creates a {@link ManualClock} starting at `start` (epoch ms). */
+export function createManualClock(start = Date.UTC(2030, 0, 1)): ManualClock {
+  let current = start;
+  return {
+    now: () => current,
+    advance(ms) {
+      current += ms;
+    },
+    set(ms) {
+      current = ms;
+    },
+  };
+}
+
+/** A signed-in browser as tests see it. */
+export interface TestSession {
+  cookie: string;
+  csrfToken: string;
+}
+
+/** Reads the `hal_session` value out of a response's Set-Cookie headers. */
+export function sessionCookieFrom(response: Response): string | null {
+  for (const header of response.headers.getSetCookie()) {
+    const match = /^hal_session=([^;]*)/.exec(header);
+    if (match?.[1]) return `hal_session=${match[1]}`;
+  }
+  return null;
+}
+
+/** What {@link createTestApp} gives back. */
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  deps: AppDeps;
+  clock: ManualClock;
+  operator: Operator;
+  password: string;
+  /** Calls the app with `origin` http://localhost (what `app.request` uses). */
+  request(
+    pathname: string,
+    init?: RequestInit & { session?: TestSession; json?: unknown },
+  ): Promise<Response>;
+  login(username?: string, password?: string): Promise<TestSession>;
+  close(): Promise<void>;
+}
+
+/**
+ * The app over an in-memory, migrated SQLite, a manual clock, a silent logger and one operator
+ * (`alice`, generated password). For route tests through `app.request()`.
+ */
+export async function createTestApp(
+  options: { config?: Partial<HalConfig>; build?: (deps: AppDeps) => void } = {},
+): Promise<TestApp> {
+  const database = openDatabase(':memory:');
+  await migrateToLatest(database.db);
+  const clock = createManualClock();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-test-'));
+  const config = { ...loadConfig({ HAL_DATA_DIR: dataDir }), ...options.config };
+  const deps = createDeps({
+    db: database.db,
+    sqlite: database.sqlite,
+    config,
+    clock,
+    logger: createLogger({ level: 'silent' }),
+  });
+  options.build?.(deps);
+  // Lower scrypt cost keeps route tests fast on a shared machine; the real cost is tested in
+  // auth-password.test.ts, and verification always uses the cost stored in the hash.
+  const { operator, password } = await createOperator(
+    { ...deps, passwordParams: TEST_SCRYPT_PARAMS },
+    'alice',
+  );
+  const app = createApp(deps);
+
+  const request: TestApp['request'] = (pathname, init = {}) => {
+    const { session, json, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (session) {
+      headers.set('cookie', session.cookie);
+      if (!headers.has('x-csrf-token')) headers.set('x-csrf-token', session.csrfToken);
+    }
+    let body = rest.body;
+    if (json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(json);
+    }
+    return Promise.resolve(app.request(pathname, { ...rest, headers, body }));
+  };
+
+  return {
+    app,
+    deps,
+    clock,
+    operator,
+    password,
+    request,
+    async login(username = 'alice', secret = password) {
+      const response = await request('/ops/login', { method: 'POST', json: { username, password: secret } });
+      if (response.status !== 200)
+        throw new Error(`login failed: ${response.status} ${await response.text()}`);
+      const body = (await response.json()) as { csrfToken: string };
+      const cookie = sessionCookieFrom(response);
+      if (cookie === null) throw new Error('login set no cookie');
+      return { cookie, csrfToken: body.csrfToken };
+    },
+    async close() {
+      await database.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
