@@ -1,0 +1,168 @@
+import { readFile as nodeReadFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  type CliDiscoverySettings,
+  type CliSource,
+  type CliTool,
+  discoverCli,
+  nodeCliFileSystem,
+} from './cli-discovery.js';
+import { clipMessage } from './cli-errors.js';
+import { CLI_LOGIN_HINT } from './cli-models.js';
+import {
+  buildCliEnvironment,
+  type CliEnvironmentSettings,
+  type CliSpawn,
+  runCliProcess,
+} from './cli-process.js';
+
+/** Settings of {@link getCliStatus}. */
+export interface CliStatusSettings extends CliDiscoverySettings, CliEnvironmentSettings {
+  /** Use this executable instead of discovering one. */
+  binPath?: string;
+  spawn?: CliSpawn;
+  /** Per command (`--version`, login status). Default 15 000 ms. */
+  timeoutMs?: number;
+  /**
+   * Reads the CLI's non-secret settings file for the default model (`~/.claude/settings.json`,
+   * `$CODEX_HOME/config.toml`). Credential files (`.credentials.json`, `auth.json`) are never read.
+   */
+  readFile?: (file: string) => Promise<string>;
+}
+
+/** What HAL knows about a local CLI: shown on the connections screen and stored by "Check". */
+export interface CliStatus {
+  tool: CliTool;
+  found: boolean;
+  path: string | null;
+  source: CliSource | 'configured' | null;
+  version: string | null;
+  /** `null` when the status command could not be run or understood. */
+  loggedIn: boolean | null;
+  /** How to log in; set whenever `loggedIn` is not `true`. */
+  loginHint: string | null;
+  /** The model configured in the CLI's own settings, if any. */
+  defaultModel: string | null;
+  /** Why a check failed, if it did (never the CLI's credentials). */
+  error: string | null;
+}
+
+function parseVersion(output: string): string | null {
+  return /\d+\.\d+\.\d+[\w.+-]*/.exec(output)?.[0] ?? null;
+}
+
+function parseLoggedInJson(stdout: string): boolean | undefined {
+  const start = stdout.indexOf('{');
+  const end = stdout.lastIndexOf('}');
+  if (start < 0 || end < start) return undefined;
+  try {
+    const parsed = JSON.parse(stdout.slice(start, end + 1)) as { loggedIn?: unknown };
+    return typeof parsed.loggedIn === 'boolean' ? parsed.loggedIn : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readDefaultModel(
+  tool: CliTool,
+  env: Record<string, string | undefined>,
+  home: string,
+  readFile: (file: string) => Promise<string>,
+): Promise<string | null> {
+  try {
+    if (tool === 'claude') {
+      const settings = JSON.parse(await readFile(path.join(home, '.claude', 'settings.json'))) as {
+        model?: unknown;
+      };
+      return typeof settings.model === 'string' ? settings.model : null;
+    }
+    const codexHome = env.CODEX_HOME ?? path.join(home, '.codex');
+    const text = await readFile(path.join(codexHome, 'config.toml'));
+    // Only a top-level `model = "…"` counts: the same key inside a [profile] table is not the default.
+    for (const line of text.split('\n')) {
+      if (/^\s*\[/.test(line)) break;
+      const match = /^\s*model\s*=\s*["']([^"']+)["']/.exec(line);
+      if (match?.[1]) return match[1];
+    }
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Checks a local CLI: finds it, runs `--version`, and asks for the login state (`claude auth status`,
+ * which prints JSON and exits 1 when logged out; `codex login status`, which answers on stderr and
+ * exits 1 with `Not logged in`). Every command runs with the minimal environment. Never throws.
+ *
+ * @example
+ * const status = await getCliStatus('codex', { env: process.env });
+ * if (status.found && status.loggedIn === false) console.log(status.loginHint);
+ */
+export async function getCliStatus(tool: CliTool, settings: CliStatusSettings = {}): Promise<CliStatus> {
+  const env = settings.env ?? process.env;
+  const home = settings.homedir ?? env.HOME ?? os.homedir();
+  const status: CliStatus = {
+    tool,
+    found: false,
+    path: null,
+    source: null,
+    version: null,
+    loggedIn: null,
+    loginHint: CLI_LOGIN_HINT[tool],
+    defaultModel: null,
+    error: null,
+  };
+  if (settings.binPath) {
+    const executable = await (settings.fs ?? nodeCliFileSystem).isExecutable(settings.binPath);
+    if (!executable) return { ...status, error: `${settings.binPath} is not an executable file` };
+    Object.assign(status, { path: settings.binPath, source: 'configured' });
+  } else {
+    const found = await discoverCli(tool, { ...settings, homedir: home });
+    if (!found) return { ...status, error: `${tool} was not found` };
+    Object.assign(status, { path: found.path, source: found.source });
+  }
+  status.found = true;
+  const command = status.path as string;
+  const run = (args: string[]) =>
+    runCliProcess({
+      command,
+      args,
+      env: buildCliEnvironment({ ...settings, env, homedir: settings.homedir }),
+      // The home may not exist (a fresh service account); status commands need no particular folder.
+      cwd: os.tmpdir(),
+      timeoutMs: settings.timeoutMs ?? 15_000,
+      spawn: settings.spawn,
+    });
+
+  const version = await run(['--version']);
+  status.version = version.exitCode === 0 ? parseVersion(version.stdout || version.stderr) : null;
+  if (status.version === null) {
+    status.error = version.spawnError
+      ? clipMessage(version.spawnError.message)
+      : version.timedOut
+        ? `${tool} --version timed out`
+        : clipMessage(version.stderr) || `${tool} --version failed`;
+  }
+
+  const login = await run(tool === 'claude' ? ['auth', 'status'] : ['login', 'status']);
+  if (login.timedOut || login.spawnError) {
+    status.error ??= login.timedOut
+      ? `${tool} login status timed out`
+      : clipMessage(String(login.spawnError));
+  } else if (tool === 'claude') {
+    status.loggedIn = parseLoggedInJson(login.stdout) ?? (login.exitCode === 0 ? true : null);
+  } else {
+    const text = `${login.stdout}\n${login.stderr}`;
+    status.loggedIn = /not logged in/i.test(text) ? false : login.exitCode === 0 ? true : null;
+  }
+  if (status.loggedIn === true) status.loginHint = null;
+  status.defaultModel = await readDefaultModel(
+    tool,
+    env,
+    home,
+    settings.readFile ?? ((file) => nodeReadFile(file, 'utf8')),
+  );
+  return status;
+}
