@@ -1,0 +1,190 @@
+import type { ErrorInfo, Room, RoomEvent } from '@hal-ai/spec';
+import { createToolRegistry, defineTool, type ToolSelection } from '@hal-ai/tools';
+import * as v from 'valibot';
+import {
+  createRoomEngine,
+  type RoomAuditEntry,
+  type RoomEngine,
+  type RoomParticipant,
+} from '../room-engine.js';
+import { createRoomEventHub } from '../room-events.js';
+import { createMemoryRoomStore } from '../room-memory-store.js';
+import type { RoomStore } from '../room-store.js';
+import {
+  createScriptedModel,
+  type ScriptedLanguageModel,
+  type ScriptStep,
+} from './scripted-language-model.js';
+
+/** The context fixture tools run with: counts executions per tool. */
+export interface FixtureContext {
+  executions: Record<string, number>;
+  requests: Array<{ purpose: string; operator: string | null }>;
+}
+
+/** A participant of the fixture. */
+export interface FixtureParticipantInput {
+  id: string;
+  name: string;
+  active?: boolean;
+  steps?: ScriptStep[];
+  role?: string;
+  traits?: string;
+  instructions?: string;
+  toolSelection?: ToolSelection;
+}
+
+/** Builds an engine over a memory store with scripted models and a small HAL-like tool registry. */
+export async function createRoomFixture(options: {
+  participants: FixtureParticipantInput[];
+  toolCallsPerTurn?: number;
+  skill?: string;
+  now?: () => Date;
+}) {
+  const executions: Record<string, number> = {};
+  const context: FixtureContext = { executions, requests: [] };
+  const count = (name: string) => {
+    executions[name] = (executions[name] ?? 0) + 1;
+  };
+  const registry = createToolRegistry<FixtureContext>([
+    defineTool({
+      name: 'hal_servers_list',
+      description: 'List servers.',
+      risk: 'read',
+      args: v.object({ role: v.optional(v.string()) }),
+      execute: (ctx: FixtureContext) => {
+        count('hal_servers_list');
+        return { servers: [{ id: 'srv-1', name: 'web-1', state: 'active' }], seen: ctx.requests.length };
+      },
+    }),
+    defineTool({
+      name: 'hal_incident_open',
+      description: 'Open an incident.',
+      risk: 'write',
+      args: v.object({ key: v.pipe(v.string(), v.minLength(1)), title: v.string() }),
+      execute: async (_ctx: FixtureContext, args) => {
+        count('hal_incident_open');
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return { incident: { key: args.key, title: args.title, state: 'open' } };
+      },
+    }),
+    defineTool({
+      name: 'hal_server_isolate',
+      description: 'Isolate a server.',
+      risk: 'high',
+      args: v.object({ server: v.string(), reason: v.string() }),
+      identifiers: (args) => [args.server],
+      impact: (_ctx: FixtureContext, args) => ({ server: args.server, effect: 'traffic stops' }),
+      execute: (_ctx: FixtureContext, args) => {
+        count('hal_server_isolate');
+        return { isolated: args.server };
+      },
+    }),
+  ]);
+
+  const store: RoomStore = createMemoryRoomStore();
+  const events = createRoomEventHub({ firstId: 0 });
+  let counter = 0;
+  const audits: RoomAuditEntry[] = [];
+  const turnErrors: Array<{ connectionId: string; error: ErrorInfo }> = [];
+  const errors: unknown[] = [];
+  const models = new Map<string, ScriptedLanguageModel>();
+  const participants = new Map<string, RoomParticipant>();
+  for (const input of options.participants) {
+    const model = createScriptedModel({ modelId: `${input.id}-model`, steps: input.steps ?? [] });
+    models.set(input.id, model);
+    participants.set(input.id, {
+      id: input.id,
+      name: input.name,
+      active: input.active ?? true,
+      identity: {
+        role: input.role ?? '',
+        traits: input.traits ?? '',
+        instructions: input.instructions ?? '',
+      },
+      model,
+      modelId: model.modelId,
+      toolSelection: input.toolSelection ?? { preset: 'all' },
+    });
+  }
+
+  const engine: RoomEngine = createRoomEngine<FixtureContext>({
+    store,
+    events,
+    registry,
+    resolveParticipant: (id) => participants.get(id),
+    listParticipants: () =>
+      [...participants.values()].map((entry) => ({
+        id: entry.id,
+        name: entry.name,
+        active: entry.active,
+        identity: entry.identity,
+      })),
+    skill: options.skill ?? '# HAL skill\nRules for the AI.',
+    toolContext: (request) => {
+      context.requests.push({ purpose: request.purpose, operator: request.operator?.username ?? null });
+      return context;
+    },
+    newId: () => `id_${++counter}`,
+    ...(options.now ? { clock: options.now } : {}),
+    limits: { toolCallsPerTurn: options.toolCallsPerTurn ?? 20 },
+    onAudit: (entry) => {
+      audits.push(entry);
+    },
+    onTurnError: (connectionId, error) => {
+      turnErrors.push({ connectionId, error });
+    },
+    onError: (error) => {
+      errors.push(error);
+    },
+  });
+
+  const unified = await store.ensureUnifiedRoom();
+  const direct = new Map<string, Room>();
+  for (const input of options.participants) {
+    direct.set(input.id, await store.ensureDirectRoom({ id: input.id, name: input.name }));
+  }
+  const seen: Array<{ roomId: string; event: RoomEvent }> = [];
+  for (const room of [unified, ...direct.values()]) {
+    events.subscribe(room.id, {}, ({ roomId, event }) => seen.push({ roomId, event }));
+  }
+
+  const model = (id: string): ScriptedLanguageModel => {
+    const found = models.get(id);
+    if (!found) throw new Error(`no model ${id}`);
+    return found;
+  };
+  const directRoom = (id: string): Room => {
+    const found = direct.get(id);
+    if (!found) throw new Error(`no room ${id}`);
+    return found;
+  };
+
+  return {
+    engine,
+    store,
+    events,
+    registry,
+    context,
+    executions,
+    audits,
+    turnErrors,
+    errors,
+    participants,
+    unified,
+    directRoom,
+    model,
+    seen,
+    operator: { id: 'op-1', username: 'admin' },
+  };
+}
+
+/** The full text of a prompt (system and messages), for assertions. */
+export function promptText(options: { prompt: Array<{ role: string; content: unknown }> }): string {
+  return options.prompt
+    .map(
+      (message) =>
+        `${message.role}: ${typeof message.content === 'string' ? message.content : JSON.stringify(message.content)}`,
+    )
+    .join('\n');
+}
