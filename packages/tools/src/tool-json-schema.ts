@@ -14,7 +14,7 @@ import { type AnySchema, toStrictSchema } from './tool-strict-schema.js';
  */
 export function argsToJsonSchema(schema: AnySchema): JsonSchema {
   try {
-    return convertValibotToJsonSchema(toStrictSchema(schema), {
+    return convertValibotToJsonSchema(toStrictSchema(schema, 'describe'), {
       typeMode: 'input',
       errorMode: 'throw',
       overrideAction: (context) => context.jsonSchema,
