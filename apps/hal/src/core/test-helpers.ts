@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import * as tar from 'tar';
+import { createLocalAgent } from '../agents/agent-local.js';
+import { createAuditLog } from '../audit/audit-log.js';
+import type { AuditLog } from '../audit/types.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import type { NodeAgent } from './agent.js';
+import type { Clock } from './clock.js';
+import { createHalCore, type HalCore, LOCAL_SERVER_ID } from './hal-core.js';
+
+/** A clock tests move by hand. */
+export interface TestClock extends Clock {
+  advance(ms: number): void;
+}
+
+/** A clock starting at 2026-11-30T12:00:00Z. */
+export function createTestClock(start = Date.parse('2026-11-30T12:00:00Z')): TestClock {
+  let now = start;
+  return {
+    now: () => now,
+    advance(ms) {
+      now += ms;
+    },
+  };
+}
+
+/** A migrated temp-file database, a real audit log, a real local agent and a core on top. */
+export interface TestCore {
+  core: HalCore;
+  db: ReturnType<typeof openDatabase>['db'];
+  sqlite: ReturnType<typeof openDatabase>['sqlite'];
+  audit: AuditLog;
+  clock: TestClock;
+  dataDir: string;
+  dbFile: string;
+  /** Agents by server id; the local one is pre-registered, tests add more. */
+  agents: Map<string, NodeAgent>;
+  close(): Promise<void>;
+}
+
+/** Options of {@link createTestCore}. */
+export interface TestCoreOptions {
+  /** Reuse a data folder (restart tests). */
+  dataDir?: string;
+  clock?: TestClock;
+  /** Start the core (default true). */
+  start?: boolean;
+  /** Wrap the local agent (e.g. to block a step). */
+  wrapLocal?: (agent: NodeAgent) => NodeAgent;
+}
+
+/** Builds a {@link TestCore} in a temp folder (or `options.dataDir`). */
+export async function createTestCore(options: TestCoreOptions = {}): Promise<TestCore> {
+  const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'hal-core-')));
+  const dbFile = path.join(dataDir, 'hal.db');
+  const { db, sqlite, close } = openDatabase(dbFile);
+  await migrateToLatest(db);
+  const clock = options.clock ?? createTestClock();
+  const audit = createAuditLog({ db, clock });
+  const local = createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir, cpuSampleMs: 10 });
+  const agents = new Map<string, NodeAgent>([
+    [LOCAL_SERVER_ID, options.wrapLocal ? options.wrapLocal(local) : local],
+  ]);
+  const core = createHalCore({
+    db,
+    sqlite,
+    clock,
+    audit,
+    dataDir,
+    agents: { get: (id) => agents.get(id) },
+    hostname: 'hal-test-host',
+    pollMs: 50,
+    metricsIntervalMs: 0,
+  });
+  if (options.start !== false) await core.start();
+  return {
+    core,
+    db,
+    sqlite,
+    audit,
+    clock,
+    dataDir,
+    dbFile,
+    agents,
+    async close() {
+      await core.stop(2000);
+      await close();
+    },
+  };
+}
+
+/** Writes a real `.tar.gz` release into `dir` and returns its path and digest. */
+export async function makeArtifact(
+  dir: string,
+  module: string,
+  version: string,
+  files: Record<string, string> = { 'index.js': `console.log('${module} ${version}')\n` },
+): Promise<{ file: string; sha256: string }> {
+  const source = await fs.mkdtemp(path.join(dir, `src-${module}-${version}-`));
+  for (const [name, text] of Object.entries(files)) await fs.writeFile(path.join(source, name), text);
+  const file = path.join(
+    dir,
+    `${module}-${version}-${Date.now()}-${Math.random().toString(36).slice(2)}.tar.gz`,
+  );
+  await tar.create({ gzip: true, file, cwd: source, portable: true }, Object.keys(files));
+  const sha256 = createHash('sha256')
+    .update(await fs.readFile(file))
+    .digest('hex');
+  return { file, sha256 };
+}
+
+/** Audit actions recorded so far, oldest first. */
+export async function auditActions(audit: AuditLog): Promise<string[]> {
+  const { entries } = await audit.list({ limit: 200 });
+  return entries.map((e) => e.action).reverse();
+}
+
+/** Polls `check` until it returns a value (generous timeout for a shared 2-core machine). */
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('waitFor: timed out');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
