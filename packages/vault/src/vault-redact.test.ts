@@ -96,6 +96,12 @@ describe('createRedactor', () => {
     }
   });
 
+  it('finds a secret with quotes or backslashes inside serialised JSON', () => {
+    const secret = `${randomBytes(9).toString('hex')}"\\${randomBytes(9).toString('hex')}`;
+    const { redact } = createRedactor([secret]);
+    expect(redact(JSON.stringify({ token: secret }))).toBe(`{"token":"${REDACTED}"}`);
+  });
+
   it('handles cycles and repeated references', () => {
     const secret = newSecret();
     const { redact } = createRedactor([secret]);

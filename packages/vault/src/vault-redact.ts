@@ -11,7 +11,7 @@ export const MIN_REDACTABLE_LENGTH = 8;
 export interface Redactor {
   /**
    * Returns a copy of `value` in which every known secret — raw, base64, base64url, hex (either
-   * case) or `encodeURIComponent`-encoded, also inside longer base64 text such as a Basic
+   * case), `encodeURIComponent`-encoded or JSON-escaped, also inside longer base64 text such as a Basic
    * authorization header — is replaced by `[redacted]`, in strings, object keys and values,
    * arrays, `Map`s, `Set`s and `Error`s (message, stack, own fields), at any depth, cycles included.
    */
@@ -51,6 +51,8 @@ export function encodedFormsOf(secret: string): string[] {
     hex,
     hex.toUpperCase(),
     encodeURIComponent(secret),
+    // As it appears inside serialised JSON (a secret with `"`, `\\` or control characters).
+    JSON.stringify(secret).slice(1, -1),
     ...base64Cores(bytes, 'base64'),
     ...base64Cores(bytes, 'base64url'),
   ]);

@@ -1,5 +1,15 @@
 import type { Kysely } from 'kysely';
 
-export async function up(_db: Kysely<unknown>): Promise<void> {}
+/** `vault_entries`: sealed secrets of `@hal-ai/vault`, one row per id. */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('vault_entries')
+    .addColumn('id', 'text', (column) => column.primaryKey())
+    .addColumn('sealed', 'text', (column) => column.notNull())
+    .addColumn('updated_at', 'text', (column) => column.notNull())
+    .execute();
+}
 
-export async function down(_db: Kysely<unknown>): Promise<void> {}
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('vault_entries').execute();
+}
