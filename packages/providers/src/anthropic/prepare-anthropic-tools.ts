@@ -4,7 +4,7 @@ import type { ToolChoice, ToolDeclaration } from '@hal-ai/spec';
 export interface AnthropicTool {
   name: string;
   description: string;
-  input_schema: Record<string, unknown>;
+  input_schema: { type: 'object'; [key: string]: unknown };
 }
 
 /** Anthropic's tool choice. */
@@ -24,7 +24,7 @@ export function prepareAnthropicTools(
     tools: tools.map((tool) => ({
       name: tool.name,
       description: tool.description,
-      input_schema: { type: 'object', ...tool.inputSchema },
+      input_schema: { ...tool.inputSchema, type: 'object' as const },
     })),
     ...(toolChoice ? { tool_choice: mapToolChoice(toolChoice) } : {}),
   };

@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import type { CallOptions } from '@hal-ai/spec';
+import type OpenAI from 'openai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describeProviderFaults } from '../shared/provider-fault-suite.test-support.js';
+import { collectStreamParts, createFakeOpenAI, type FakeServer, streamedText } from '../testing/index.js';
+import { buildOpenAICompatibleChatBody } from './openai-compatible-language-model.js';
+import { createOpenAI, createOpenAICompatible, createOpenRouter } from './openai-compatible-provider.js';
+
+describeProviderFaults({
+  name: 'openai-compatible',
+  createFake: createFakeOpenAI,
+  createModel: (fake, apiKey, settings) =>
+    createOpenAI({ apiKey, baseUrl: fake.baseUrl, ...settings }).languageModel('gpt-test'),
+  toolArgumentsInPieces: true,
+});
+
+const prompt: CallOptions['prompt'] = [
+  { role: 'system', content: 'You are HAL.' },
+  { role: 'user', content: [{ type: 'text', text: 'Weather in Seoul?' }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool-call', toolCallId: 'call_1', toolName: 'weather', input: { city: 'Seoul' } }],
+  },
+  {
+    role: 'tool',
+    content: [{ type: 'tool-result', toolCallId: 'call_1', toolName: 'weather', output: 'sunny' }],
+  },
+];
+
+describe('openai-compatible request bodies and presets', () => {
+  let fake: FakeServer;
+  const apiKey = `key-${randomBytes(16).toString('hex')}`;
+  beforeEach(async () => {
+    fake = await createFakeOpenAI({
+      models: [{ id: 'gpt-a' }, { id: 'or/b', displayName: 'B', contextWindow: 8000 }],
+    });
+  });
+  afterEach(() => fake.close());
+
+  it('builds a body the SDK types accept', () => {
+    const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = buildOpenAICompatibleChatBody(
+      'gpt-test',
+      {
+        prompt,
+        tools: [{ name: 'weather', description: 'Weather', inputSchema: { type: 'object' } }],
+        toolChoice: { type: 'tool', toolName: 'weather' },
+        maxOutputTokens: 100,
+      },
+      'max_completion_tokens',
+    );
+    const streaming: OpenAI.Chat.ChatCompletionCreateParamsStreaming = { ...body, stream: true };
+    expect(streaming.stream).toBe(true);
+    expect(body).toMatchInlineSnapshot(`
+      {
+        "max_completion_tokens": 100,
+        "messages": [
+          {
+            "content": "You are HAL.",
+            "role": "system",
+          },
+          {
+            "content": "Weather in Seoul?",
+            "role": "user",
+          },
+          {
+            "content": null,
+            "role": "assistant",
+            "tool_calls": [
+              {
+                "function": {
+                  "arguments": "{"city":"Seoul"}",
+                  "name": "weather",
+                },
+                "id": "call_1",
+                "type": "function",
+              },
+            ],
+          },
+          {
+            "content": "sunny",
+            "role": "tool",
+            "tool_call_id": "call_1",
+          },
+        ],
+        "model": "gpt-test",
+        "tool_choice": {
+          "function": {
+            "name": "weather",
+          },
+          "type": "function",
+        },
+        "tools": [
+          {
+            "function": {
+              "description": "Weather",
+              "name": "weather",
+              "parameters": {
+                "type": "object",
+              },
+            },
+            "type": "function",
+          },
+        ],
+      }
+    `);
+  });
+
+  it('sends the streaming fields and Bearer auth to {baseUrl}/chat/completions', async () => {
+    fake.enqueue({ text: 'ok' });
+    const model = createOpenAI({ apiKey, baseUrl: fake.baseUrl }).languageModel('gpt-test');
+    const parts = await collectStreamParts((await model.doStream({ prompt })).stream);
+    expect(streamedText(parts)).toBe('ok');
+    const request = fake.requests.at(-1);
+    expect(request).toMatchObject({
+      path: '/v1/chat/completions',
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    expect(request?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(parts.at(-1)).toMatchObject({ usage: { inputTokens: 10, outputTokens: 1, totalTokens: 11 } });
+  });
+
+  it('generates without streaming, parsing tool arguments', async () => {
+    fake.enqueue({ toolCall: { name: 'weather', input: { city: 'Busan' }, id: 'call_7' } });
+    const result = await createOpenAI({ apiKey, baseUrl: fake.baseUrl })
+      .languageModel('gpt-test')
+      .doGenerate({ prompt });
+    expect(result.content).toEqual([
+      { type: 'tool-call', toolCallId: 'call_7', toolName: 'weather', input: { city: 'Busan' } },
+    ]);
+    expect(result.finishReason).toBe('tool-calls');
+  });
+
+  it('sends OpenRouter attribution headers and lists models with names and context', async () => {
+    const openrouter = createOpenRouter({
+      apiKey,
+      baseUrl: fake.baseUrl,
+      appUrl: 'https://hal.example.com',
+      appName: 'HAL AI',
+    });
+    expect(openrouter.provider).toBe('openrouter');
+    expect(await openrouter.listModels()).toEqual([
+      { id: 'gpt-a' },
+      { id: 'or/b', displayName: 'B', contextWindow: 8000 },
+    ]);
+    expect(fake.requests.at(-1)).toMatchObject({
+      path: '/v1/models',
+      headers: { 'http-referer': 'https://hal.example.com', 'x-title': 'HAL AI' },
+    });
+  });
+
+  it('requires a base URL for other services', () => {
+    expect(() => createOpenAICompatible({ apiKey })).toThrow(
+      expect.objectContaining({ code: 'validation_failed' }),
+    );
+    expect(createOpenAICompatible({ baseUrl: fake.baseUrl }).provider).toBe('other');
+  });
+});
