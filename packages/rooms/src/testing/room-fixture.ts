@@ -1,4 +1,4 @@
-import type { ErrorInfo, Room, RoomEvent } from '@hal-ai/spec';
+import { type ErrorInfo, HalError, type Room, type RoomEvent } from '@hal-ai/spec';
 import { createToolRegistry, defineTool, type ToolSelection } from '@hal-ai/tools';
 import * as v from 'valibot';
 import {
@@ -64,6 +64,7 @@ export async function createRoomFixture(options: {
       args: v.object({ key: v.pipe(v.string(), v.minLength(1)), title: v.string() }),
       execute: async (_ctx: FixtureContext, args) => {
         count('hal_incident_open');
+        if (args.key === 'FAIL') throw new HalError('conflict', 'An incident with this key is open');
         await new Promise((resolve) => setTimeout(resolve, 5));
         return { incident: { key: args.key, title: args.title, state: 'open' } };
       },

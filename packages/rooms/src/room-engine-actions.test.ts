@@ -1,0 +1,369 @@
+import { describe, expect, it } from 'vitest';
+import { createRoomFixture, promptText } from './testing/room-fixture.js';
+import { textReply, toolCallReply } from './testing/scripted-language-model.js';
+
+const proposeIncident = toolCallReply(
+  [{ toolName: 'hal_incident_open', input: { key: 'INC-1', title: 'disk' }, toolCallId: 'w1' }],
+  'I will open an incident. ',
+);
+
+async function proposed(steps = [proposeIncident, textReply('incident INC-1 is open')]) {
+  const fixture = await createRoomFixture({ participants: [{ id: 'claude', name: 'Claude', steps }] });
+  const roomId = fixture.directRoom('claude').id;
+  await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'open an incident' });
+  await fixture.engine.idle();
+  const [action] = await fixture.store.listActions(roomId);
+  if (!action) throw new Error('no action');
+  return { fixture, roomId, action };
+}
+
+describe('proposals', () => {
+  it('turns a write call into a proposal and ends the turn awaiting approval', async () => {
+    const { fixture, roomId, action } = await proposed();
+    expect(action).toMatchObject({
+      status: 'proposed',
+      source: 'model',
+      tool: 'hal_incident_open',
+      args: { key: 'INC-1', title: 'disk' },
+      risk: 'write',
+      connectionId: 'claude',
+      toolCallId: 'w1',
+    });
+    expect(action.argsHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(fixture.executions.hal_incident_open ?? 0).toBe(0);
+    expect(fixture.model('claude').calls).toHaveLength(1);
+    const messages = await fixture.store.listMessages(roomId);
+    expect(messages.map((message) => message.role)).toEqual(['user', 'assistant', 'tool']);
+    expect(messages[1]?.content).toContainEqual({ type: 'action', actionId: action.id });
+    expect(messages[2]?.content[0]).toMatchObject({
+      output: `awaiting operator approval (action ${action.id})`,
+    });
+    const turnStatuses = fixture.seen
+      .filter(({ event }) => event.type === 'turn')
+      .map(({ event }) => (event.type === 'turn' ? event.status : ''));
+    expect(turnStatuses).toEqual(['running', 'awaiting_approval']);
+    expect(fixture.audits.map((entry) => entry.action)).toEqual(['ai.action.propose']);
+    expect(fixture.seen.some(({ event }) => event.type === 'action' && event.action.id === action.id)).toBe(
+      true,
+    );
+  });
+
+  it('records the identifiers of a high tool and describes its impact', async () => {
+    const { fixture, action } = await proposed([
+      toolCallReply([{ toolName: 'hal_server_isolate', input: { server: 'web-1', reason: 'compromised' } }]),
+    ]);
+    expect(action).toMatchObject({ risk: 'high', identifiers: ['web-1'] });
+    const description = await fixture.engine.describeAction(action.id);
+    expect(description).toMatchObject({
+      action: { id: action.id, status: 'proposed' },
+      impact: { server: 'web-1', effect: 'traffic stops' },
+      identifiers: ['web-1'],
+    });
+    expect(description.action).not.toHaveProperty('argsHash');
+  });
+
+  it('sends invalid arguments of a write tool back as an error, without a proposal', async () => {
+    const fixture = await createRoomFixture({
+      participants: [
+        {
+          id: 'claude',
+          name: 'Claude',
+          steps: [
+            toolCallReply([{ toolName: 'hal_incident_open', input: { key: '', title: 1, extra: true } }]),
+            textReply('sorry'),
+          ],
+        },
+      ],
+    });
+    const roomId = fixture.directRoom('claude').id;
+    await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'x' });
+    await fixture.engine.idle();
+    expect(await fixture.store.listActions(roomId)).toEqual([]);
+    expect(fixture.model('claude').calls[1]?.prompt.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [{ isError: true, output: { error: { code: 'validation_failed' } } }],
+    });
+  });
+});
+
+describe('approveAction', () => {
+  it('executes exactly once under 50 parallel approvals and continues the model with the result', async () => {
+    const { fixture, roomId, action } = await proposed();
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 50 }, () =>
+        fixture.engine.approveAction({ actionId: action.id, operator: fixture.operator }),
+      ),
+    );
+    const fulfilled = attempts.filter((attempt) => attempt.status === 'fulfilled');
+    const rejected = attempts.filter(
+      (attempt): attempt is PromiseRejectedResult => attempt.status === 'rejected',
+    );
+    expect(fulfilled).toHaveLength(1);
+    expect(rejected).toHaveLength(49);
+    expect(
+      rejected.every(
+        (attempt) => attempt.reason?.code === 'action_not_pending' && attempt.reason?.status === 409,
+      ),
+    ).toBe(true);
+    expect(fixture.executions.hal_incident_open).toBe(1);
+    expect(fulfilled[0]?.status === 'fulfilled' && fulfilled[0].value).toMatchObject({
+      status: 'executed',
+      decidedBy: 'admin',
+      result: { incident: { key: 'INC-1', state: 'open' } },
+    });
+    await fixture.engine.idle();
+    expect(fixture.model('claude').calls).toHaveLength(2);
+    const continuation = promptText(fixture.model('claude').calls[1] as never);
+    expect(continuation).toContain(`awaiting operator approval (action ${action.id})`);
+    const last = fixture.model('claude').calls[1]?.prompt.at(-1);
+    expect(last?.role).toBe('user');
+    expect(JSON.stringify(last)).toContain('INC-1');
+    expect(JSON.stringify(last)).toContain('hal_incident_open');
+    const messages = await fixture.store.listMessages(roomId);
+    expect(messages.at(-1)).toMatchObject({ role: 'assistant', status: 'complete' });
+    expect(fixture.audits.map((entry) => entry.action)).toEqual(['ai.action.propose', 'ai.action.execute']);
+    expect(
+      fixture.context.requests.some(
+        (request) => request.purpose === 'approval' && request.operator === 'admin',
+      ),
+    ).toBe(true);
+    await expect(
+      fixture.engine.approveAction({ actionId: action.id, operator: fixture.operator }),
+    ).rejects.toMatchObject({
+      code: 'action_not_pending',
+    });
+  });
+
+  it('stores a failed execution with its error code and still continues the model', async () => {
+    const failing = toolCallReply([
+      { toolName: 'hal_incident_open', input: { key: 'FAIL', title: 'x' }, toolCallId: 'f1' },
+    ]);
+    const { fixture, roomId, action } = await proposed([failing, textReply('it failed, sorry')]);
+    const approved = await fixture.engine.approveAction({ actionId: action.id, operator: fixture.operator });
+    expect(approved).toMatchObject({ status: 'failed', result: null, error: { code: 'conflict' } });
+    await fixture.engine.idle();
+    const messages = await fixture.store.listMessages(roomId);
+    expect(
+      messages.find((message) => message.role === 'tool' && message.content.length === 2)?.content[0],
+    ).toMatchObject({
+      type: 'tool-result',
+      toolCallId: 'f1',
+      isError: true,
+    });
+    expect(fixture.model('claude').calls).toHaveLength(2);
+  });
+
+  it('refuses an expired proposal', async () => {
+    let now = Date.parse('2026-11-30T00:00:00.000Z');
+    const fixture = await createRoomFixture({
+      now: () => new Date(now),
+      participants: [{ id: 'claude', name: 'Claude', steps: [proposeIncident] }],
+    });
+    const roomId = fixture.directRoom('claude').id;
+    await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'x' });
+    await fixture.engine.idle();
+    const [action] = await fixture.store.listActions(roomId);
+    now += 25 * 60 * 60 * 1000;
+    await expect(
+      fixture.engine.approveAction({ actionId: action?.id ?? '', operator: fixture.operator }),
+    ).rejects.toMatchObject({
+      code: 'action_not_pending',
+    });
+    expect((await fixture.store.getAction(action?.id ?? ''))?.status).toBe('cancelled');
+    expect(fixture.executions.hal_incident_open ?? 0).toBe(0);
+  });
+});
+
+describe('rejectAction', () => {
+  it('never executes, never calls the model, and tells the model in its history', async () => {
+    const { fixture, roomId, action } = await proposed([proposeIncident, textReply('understood')]);
+    const rejected = await fixture.engine.rejectAction({
+      actionId: action.id,
+      operator: fixture.operator,
+      reason: 'not now',
+    });
+    expect(rejected).toMatchObject({ status: 'rejected', decidedBy: 'admin' });
+    await fixture.engine.idle();
+    expect(fixture.executions.hal_incident_open ?? 0).toBe(0);
+    expect(fixture.model('claude').calls).toHaveLength(1);
+    await expect(
+      fixture.engine.approveAction({ actionId: action.id, operator: fixture.operator }),
+    ).rejects.toMatchObject({
+      code: 'action_not_pending',
+    });
+    expect(fixture.audits.map((entry) => entry.action)).toEqual(['ai.action.propose', 'ai.action.reject']);
+    // The next operator message shows the rejection to the model.
+    await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'ok?' });
+    await fixture.engine.idle();
+    expect(promptText(fixture.model('claude').calls[1] as never)).toContain(
+      'rejected by the operator: not now',
+    );
+  });
+});
+
+describe('external (MCP) proposals', () => {
+  it('posts a note and a card in the unified room; approval only adds a HAL note', async () => {
+    const fixture = await createRoomFixture({
+      participants: [{ id: 'claude', name: 'Claude', steps: [textReply('x')] }],
+    });
+    const action = await fixture.engine.createExternalProposal({
+      tool: 'hal_incident_open',
+      args: { key: 'INC-2', title: 'mail' },
+      source: 'mcp',
+      clientName: 'claude-code',
+    });
+    expect(action).toMatchObject({
+      source: 'mcp',
+      connectionId: null,
+      status: 'proposed',
+      roomId: fixture.unified.id,
+    });
+    await expect(
+      fixture.engine.createExternalProposal({
+        tool: 'hal_incident_open',
+        args: { nope: 1 },
+        source: 'mcp',
+        clientName: 'x',
+      }),
+    ).rejects.toMatchObject({ code: 'validation_failed' });
+    await expect(
+      fixture.engine.createExternalProposal({ tool: 'nope', args: {}, source: 'mcp', clientName: 'x' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+    await fixture.engine.approveAction({ actionId: action.id, operator: fixture.operator });
+    await fixture.engine.idle();
+    expect(fixture.executions.hal_incident_open).toBe(1);
+    expect(fixture.model('claude').calls).toHaveLength(0);
+    const messages = await fixture.store.listMessages(fixture.unified.id);
+    expect(messages.map((message) => message.role)).toEqual(['system', 'system']);
+    expect(messages[0]?.content).toContainEqual({ type: 'action', actionId: action.id });
+    expect(fixture.audits.map((entry) => entry.actor)).toEqual(['mcp:claude-code', 'operator:op-1']);
+  });
+});
+
+describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
+  it('reset clears the history and cancels pending proposals', async () => {
+    const { fixture, roomId, action } = await proposed();
+    const { cancelled } = await fixture.engine.resetRoom(roomId);
+    expect(cancelled.map((entry) => entry.id)).toEqual([action.id]);
+    expect(await fixture.store.listMessages(roomId)).toEqual([]);
+    expect((await fixture.store.getAction(action.id))?.status).toBe('cancelled');
+    await expect(
+      fixture.engine.approveAction({ actionId: action.id, operator: fixture.operator }),
+    ).rejects.toMatchObject({
+      code: 'action_not_pending',
+    });
+    expect(fixture.executions.hal_incident_open ?? 0).toBe(0);
+  });
+
+  it('recoverInterrupted marks running turns, streaming messages and executing actions', async () => {
+    const fixture = await createRoomFixture({ participants: [{ id: 'claude', name: 'Claude' }] });
+    const roomId = fixture.directRoom('claude').id;
+    const at = new Date().toISOString();
+    await fixture.store.createTurn({
+      id: 't-old',
+      roomId,
+      connectionId: 'claude',
+      status: 'running',
+      relayDepth: 0,
+      relayedFrom: null,
+      triggerMessageId: null,
+      error: null,
+      createdAt: at,
+      updatedAt: at,
+    });
+    await fixture.store.appendMessage({
+      id: 'm-old',
+      roomId,
+      role: 'assistant',
+      connectionId: 'claude',
+      model: 'm',
+      content: [],
+      status: 'streaming',
+      error: null,
+      relayDepth: 0,
+      relayedFrom: null,
+      usage: null,
+      createdAt: at,
+    });
+    const counts = await fixture.engine.recoverInterrupted();
+    expect(counts).toEqual({ turns: 1, messages: 1, actions: 0 });
+    expect(await fixture.store.getTurn('t-old')).toMatchObject({
+      status: 'interrupted',
+      error: { code: 'interrupted' },
+    });
+    expect(await fixture.store.getMessage('m-old')).toMatchObject({
+      status: 'failed',
+      error: { code: 'interrupted' },
+    });
+    expect(await fixture.store.listTurns({ status: 'running' })).toEqual([]);
+  });
+
+  it('cancelTurnsOf stops a running turn', async () => {
+    const never = new Promise(() => undefined);
+    const fixture = await createRoomFixture({
+      participants: [
+        { id: 'claude', name: 'Claude', steps: [{ parts: textReply('never finishes'), gate: never }] },
+      ],
+    });
+    const roomId = fixture.directRoom('claude').id;
+    const { turns } = await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'x' });
+    await fixture.model('claude').started();
+    expect(fixture.engine.cancelTurnsOf('claude')).toBe(1);
+    // The gate never opens, so the turn ends only through the abort signal.
+    await fixture.engine.idle().catch(() => undefined);
+    expect((await fixture.store.getTurn(turns[0]?.turnId ?? ''))?.status).toBe('cancelled');
+  }, 10_000);
+});
+
+describe('slash commands through postMessage', () => {
+  it('expands a prompt command for the model while the history keeps the original text', async () => {
+    const fixture = await createRoomFixture({
+      participants: [{ id: 'claude', name: 'Claude', steps: [textReply('ok')] }],
+    });
+    const roomId = fixture.directRoom('claude').id;
+    const { message } = await fixture.engine.postMessage({
+      roomId,
+      operator: fixture.operator,
+      text: '/jobs failed',
+    });
+    expect(message.content[0]).toEqual({ type: 'text', text: '/jobs failed' });
+    expect(message.content[1]).toMatchObject({ type: 'command', command: 'jobs', args: ['failed'] });
+    await fixture.engine.idle();
+    const prompt = promptText(fixture.model('claude').calls[0] as never);
+    expect(prompt).toContain('hal_jobs_list');
+    expect(prompt).toContain('(state \\"failed\\")');
+  });
+
+  it('runs local commands without a model call', async () => {
+    const fixture = await createRoomFixture({
+      participants: [{ id: 'claude', name: 'Claude', steps: [textReply('x')] }],
+    });
+    const roomId = fixture.directRoom('claude').id;
+    const help = await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: '/help' });
+    expect(help.turns).toEqual([]);
+    expect(help.note?.content[0]).toMatchObject({ type: 'note', code: 'command_help' });
+    const tools = await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: '/tools' });
+    expect(tools.note?.content[0]).toMatchObject({
+      text: expect.stringContaining('hal_server_isolate (high)'),
+    });
+    await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: '/reset' });
+    expect((await fixture.store.listMessages(roomId)).map((entry) => entry.role)).toEqual(['user', 'system']);
+    await fixture.engine.idle();
+    expect(fixture.model('claude').calls).toHaveLength(0);
+  });
+
+  it.each([
+    ['/nope', 'unknown_command'],
+    ['/server', 'command_args_required'],
+    ['/model gpt-5', 'command_needs_direct_room'],
+  ])('%j in the unified room → %s', async (text, code) => {
+    const fixture = await createRoomFixture({ participants: [{ id: 'claude', name: 'Claude' }] });
+    await expect(
+      fixture.engine.postMessage({ roomId: fixture.unified.id, operator: fixture.operator, text }),
+    ).rejects.toMatchObject({
+      code,
+      status: 400,
+    });
+    expect(await fixture.store.listMessages(fixture.unified.id)).toEqual([]);
+  });
+});
