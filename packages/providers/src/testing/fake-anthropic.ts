@@ -71,7 +71,7 @@ async function handleAnthropic(context: FakeContext): Promise<void> {
     return;
   }
   if (isModels) {
-    const limit = Number(request.query.limit ?? context.modelsPageSize);
+    const limit = Math.min(Number(request.query.limit ?? context.modelsPageSize), context.modelsPageSize);
     const all = context.models();
     const start = request.query.after_id
       ? all.findIndex((model) => model.id === request.query.after_id) + 1

@@ -80,7 +80,7 @@ async function handleGemini(context: FakeContext): Promise<void> {
     return;
   }
   if (isModels) {
-    const size = Number(request.query.pageSize ?? context.modelsPageSize);
+    const size = Math.min(Number(request.query.pageSize ?? context.modelsPageSize), context.modelsPageSize);
     const start = Number(request.query.pageToken ?? 0);
     const all = context.models();
     const page = all.slice(start, start + size);

@@ -74,7 +74,7 @@ export interface FakeServerOptions {
   respond?: (request: FakeRequest) => FakeStep;
   /** Models the list endpoint reports. */
   models?: FakeModel[];
-  /** Page size of the model list (to exercise pagination). Default 2. */
+  /** The largest page of the model list, whatever the client asks (to exercise pagination). Default 2. */
   modelsPageSize?: number;
   /** When set, requests without this key (API-key header or Bearer) are answered with 401. */
   apiKey?: string;

@@ -1,0 +1,221 @@
+import type {
+  CallOptions,
+  GenerateResult,
+  LanguageModel,
+  StreamPart,
+  TextPart,
+  ToolCallPart,
+  Usage,
+} from '@hal-ai/spec';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
+import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { numberOrUndefined, reportedUsage } from '../shared/model-helpers.js';
+import { badResponse, secretsOf, streamEventError } from '../shared/provider-error.js';
+import { parseEventData, type StreamEventMapper, streamProviderCall } from '../shared/stream-driver.js';
+import { convertToGeminiContents, type GeminiContent } from './convert-to-gemini-contents.js';
+import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
+import {
+  type GeminiFunctionDeclaration,
+  type GeminiToolConfig,
+  prepareGeminiTools,
+} from './prepare-gemini-tools.js';
+
+const PROVIDER = 'gemini';
+
+/** The JSON body of `generateContent` / `streamGenerateContent` as HAL builds it. */
+export interface GeminiGenerateBody {
+  contents: GeminiContent[];
+  systemInstruction?: { parts: Array<{ text: string }> };
+  tools?: Array<{ functionDeclarations: GeminiFunctionDeclaration[] }>;
+  toolConfig?: GeminiToolConfig;
+  generationConfig?: { maxOutputTokens?: number; temperature?: number };
+}
+
+/** @internal What a Gemini model needs from its provider. */
+export interface GeminiModelConfig {
+  baseUrl: string;
+  headers: () => Record<string, string>;
+  settings: HttpProviderSettings;
+  /** Makes the ids Gemini's function calls lack. */
+  generateId: () => string;
+}
+
+/** Builds the `generateContent` body of one call (pure; exported for request-body tests). */
+export function buildGeminiGenerateBody(options: CallOptions): GeminiGenerateBody {
+  const generationConfig = {
+    ...(options.maxOutputTokens !== undefined ? { maxOutputTokens: options.maxOutputTokens } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+  };
+  return {
+    ...convertToGeminiContents(options.prompt),
+    ...prepareGeminiTools(options.tools, options.toolChoice),
+    ...(Object.keys(generationConfig).length > 0 ? { generationConfig } : {}),
+  };
+}
+
+interface GeminiUsageWire {
+  promptTokenCount?: number;
+  candidatesTokenCount?: number;
+  totalTokenCount?: number;
+  cachedContentTokenCount?: number;
+  thoughtsTokenCount?: number;
+}
+
+interface GeminiResponseWire {
+  candidates?: Array<{
+    content?: {
+      parts?: Array<{ text?: string; thought?: boolean; functionCall?: { name?: string; args?: unknown } }>;
+    };
+    finishReason?: string;
+  }>;
+  promptFeedback?: { blockReason?: string };
+  usageMetadata?: GeminiUsageWire;
+  modelVersion?: string;
+  responseId?: string;
+  error?: { code?: number; message?: string; status?: string };
+}
+
+function toUsage(usage: GeminiUsageWire | undefined): Usage {
+  return {
+    inputTokens: numberOrUndefined(usage?.promptTokenCount),
+    outputTokens: numberOrUndefined(usage?.candidatesTokenCount),
+    totalTokens: numberOrUndefined(usage?.totalTokenCount),
+    cachedInputTokens: numberOrUndefined(usage?.cachedContentTokenCount),
+    reasoningTokens: numberOrUndefined(usage?.thoughtsTokenCount),
+  };
+}
+
+/** @internal A Gemini model over `generateContent`. */
+export class GeminiLanguageModel implements LanguageModel {
+  readonly provider = PROVIDER;
+
+  constructor(
+    readonly modelId: string,
+    private readonly config: GeminiModelConfig,
+  ) {}
+
+  private call(options: CallOptions, method: string): ProviderCall {
+    const headers = definedHeaders(this.config.headers(), options.headers);
+    const path = `/v1beta/models/${encodeURIComponent(this.modelId)}:${method}`;
+    return {
+      provider: PROVIDER,
+      url: joinUrl(this.config.baseUrl, path),
+      method: 'POST',
+      headers,
+      body: buildGeminiGenerateBody(options),
+      abortSignal: options.abortSignal,
+      secrets: secretsOf(headers),
+    };
+  }
+
+  async doGenerate(options: CallOptions): Promise<GenerateResult> {
+    const response = await sendProviderRequest(this.call(options, 'generateContent'), this.config.settings);
+    const json = (await response.json()) as GeminiResponseWire;
+    if (!json || typeof json !== 'object') throw badResponse(PROVIDER, 'the response is not an object');
+    const candidate = json.candidates?.[0];
+    const content: Array<TextPart | ToolCallPart> = [];
+    for (const part of candidate?.content?.parts ?? []) {
+      if (typeof part.text === 'string' && !part.thought) content.push({ type: 'text', text: part.text });
+      if (part.functionCall) {
+        content.push({
+          type: 'tool-call',
+          toolCallId: this.config.generateId(),
+          toolName: String(part.functionCall.name),
+          input: part.functionCall.args ?? {},
+        });
+      }
+    }
+    const usage = reportedUsage(toUsage(json.usageMetadata));
+    const hasToolCalls = content.some((part) => part.type === 'tool-call');
+    return {
+      content,
+      finishReason: json.promptFeedback?.blockReason
+        ? 'content-filter'
+        : mapGeminiFinishReason(candidate?.finishReason, hasToolCalls),
+      ...(usage ? { usage } : {}),
+      response: { id: json.responseId, modelId: json.modelVersion },
+    };
+  }
+
+  async doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }> {
+    const call = this.call(options, 'streamGenerateContent');
+    call.url += '?alt=sse';
+    return streamProviderCall(
+      call,
+      this.config.settings,
+      new GeminiStreamMapper(call.secrets, this.config.generateId),
+    );
+  }
+}
+
+/** Maps Gemini SSE chunks (whole responses; the last carries `finishReason`) to stream parts. */
+class GeminiStreamMapper implements StreamEventMapper {
+  // Gemini has no final marker event: the stream is complete once a finish reason came and the body ended.
+  readonly done = false;
+  private metadataSent = false;
+  private textOpen = false;
+  private finishReason: string | undefined;
+  private blocked = false;
+  private toolCalls = 0;
+  private usage: Usage = {};
+
+  constructor(
+    private readonly secrets: readonly string[],
+    private readonly generateId: () => string,
+  ) {}
+
+  *onEvent(event: EventSourceMessage): Iterable<StreamPart> {
+    const chunk = parseEventData(PROVIDER, event) as GeminiResponseWire | null;
+    if (!chunk || typeof chunk !== 'object') throw badResponse(PROVIDER, 'a stream chunk is not an object');
+    if (chunk.error) {
+      throw streamEventError(
+        PROVIDER,
+        chunk.error.status ?? (chunk.error.code === undefined ? undefined : String(chunk.error.code)),
+        chunk.error.message,
+        this.secrets,
+      );
+    }
+    if (!this.metadataSent && (chunk.responseId || chunk.modelVersion)) {
+      this.metadataSent = true;
+      yield { type: 'response-metadata', id: chunk.responseId, modelId: chunk.modelVersion };
+    }
+    if (chunk.usageMetadata) this.usage = toUsage(chunk.usageMetadata);
+    if (chunk.promptFeedback?.blockReason) this.blocked = true;
+    const candidate = chunk.candidates?.[0];
+    for (const part of candidate?.content?.parts ?? []) {
+      if (typeof part.text === 'string' && part.text.length > 0 && !part.thought) {
+        if (!this.textOpen) {
+          this.textOpen = true;
+          yield { type: 'text-start', id: '0' };
+        }
+        yield { type: 'text-delta', id: '0', delta: part.text };
+      }
+      if (part.functionCall) {
+        const id = this.generateId();
+        const toolName = String(part.functionCall.name);
+        const input = part.functionCall.args ?? {};
+        this.toolCalls += 1;
+        yield { type: 'tool-input-start', id, toolName };
+        yield { type: 'tool-input-delta', id, delta: JSON.stringify(input) };
+        yield { type: 'tool-input-end', id };
+        yield { type: 'tool-call', toolCallId: id, toolName, input };
+      }
+    }
+    if (candidate?.finishReason) this.finishReason = candidate.finishReason;
+  }
+
+  *onEnd(): Iterable<StreamPart> {
+    if (!this.finishReason && !this.blocked)
+      throw badResponse(PROVIDER, 'the stream was cut before a finish reason');
+    if (this.textOpen) yield { type: 'text-end', id: '0' };
+    const usage = reportedUsage(this.usage);
+    yield {
+      type: 'finish',
+      finishReason: this.blocked
+        ? 'content-filter'
+        : mapGeminiFinishReason(this.finishReason, this.toolCalls > 0),
+      ...(usage ? { usage } : {}),
+    };
+  }
+}
