@@ -62,6 +62,11 @@ export interface AgentQueue {
   ): Promise<AgentOutcome>;
   /** Hands the server's oldest queued command to its agent, waiting up to `waitMs` for one; `null` if none. */
   next(serverId: string, options: { waitMs: number; signal?: AbortSignal }): Promise<AgentCommand | null>;
+  /**
+   * Puts a collected command back in line, first, when the poll that carried it turned out to be dead
+   * (its connection closed before the answer was written). Does nothing once the command has settled.
+   */
+  requeue(serverId: string, id: string): void;
   /** Settles a collected command; `not_found` unless it is outstanding and belongs to `serverId`. */
   complete(serverId: string, id: string, outcome: AgentOutcome): void;
   /** The artifact of an outstanding, collected deploy command of this server for module@version. */
@@ -201,6 +206,26 @@ export function createAgentQueue(settings: AgentQueueSettings = {}): AgentQueue 
         list.push(waiter);
         waiters.set(serverId, list);
       });
+    },
+
+    requeue(serverId, id) {
+      const entry = entries.get(id);
+      if (!entry || entry.serverId !== serverId || entry.state !== 'delivered') return;
+      clearTimeout(entry.timer);
+      entry.state = 'queued';
+      const waiter = waiters.get(serverId)?.shift();
+      if (waiter) {
+        deliver(entry, waiter);
+        return;
+      }
+      entry.timer = setTimeout(
+        () => unavailable(entry, 'did not collect the command', pickupTimeoutMs),
+        pickupTimeoutMs,
+      );
+      entry.timer.unref?.();
+      const list = queued.get(serverId) ?? [];
+      list.unshift(entry);
+      queued.set(serverId, list);
     },
 
     complete(serverId, id, outcome) {

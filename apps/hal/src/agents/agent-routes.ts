@@ -55,12 +55,14 @@ function errorResponse(error: unknown): Response {
  * @example
  * app.route('/agent/api', createAgentRoutes({ agents: { remote: { queue, resolveAgentToken } } }));
  */
-export function createAgentRoutes(deps: AgentRoutesDeps): Hono<AgentEnv> {
+export function createAgentRoutes(deps: AgentRoutesDeps | object): Hono<AgentEnv> {
+  // Read on every request, not captured once: HAL may enable remote agents after building the app.
+  const settings = () => (deps as AgentRoutesDeps).agents?.remote;
   const app = new Hono<AgentEnv>();
   app.onError((error) => errorResponse(error));
 
   app.use('*', async (c, next) => {
-    const remote = deps.agents?.remote;
+    const remote = settings();
     if (!remote) throw new HalError('not_found', 'Remote agents are not enabled on this HAL');
     const header = c.req.header('authorization') ?? '';
     const match = /^Bearer ([^\s]+)$/i.exec(header);
@@ -72,25 +74,33 @@ export function createAgentRoutes(deps: AgentRoutesDeps): Hono<AgentEnv> {
   });
 
   app.get('/next', async (c) => {
-    const remote = deps.agents?.remote as AgentRoutesSettings;
+    const remote = settings() as AgentRoutesSettings;
     const maxWaitMs = remote.maxWaitMs ?? 25_000;
     const asked = Number(c.req.query('waitS') ?? '25');
     const waitMs = Number.isFinite(asked) ? Math.min(Math.max(0, asked * 1000), maxWaitMs) : maxWaitMs;
     const serverId = c.get('serverId');
-    const command = await remote.queue.next(serverId, { waitMs, signal: c.req.raw.signal });
+    const signal = c.req.raw.signal;
+    const command = await remote.queue.next(serverId, { waitMs, signal });
+    if (command) {
+      // The agent may have gone between our last look and now; then nobody reads this answer, and the
+      // command waits for the next poll instead of timing out unseen.
+      const requeue = () => remote.queue.requeue(serverId, command.id);
+      if (signal.aborted) requeue();
+      else signal.addEventListener('abort', requeue, { once: true });
+    }
     return c.json({ serverId, command });
   });
 
   app.post(
     '/results/:id',
     bodyLimit({
-      maxSize: deps.agents?.remote?.maxResultBytes ?? 1024 * 1024,
+      maxSize: (deps as AgentRoutesDeps).agents?.remote?.maxResultBytes ?? 1024 * 1024,
       onError: () => {
         throw new HalError('payload_too_large', 'Result body is too large');
       },
     }),
     async (c) => {
-      const remote = deps.agents?.remote as AgentRoutesSettings;
+      const remote = settings() as AgentRoutesSettings;
       const body = await c.req.json().catch(() => undefined);
       const parsed = v.safeParse(outcomeSchema, body);
       if (!parsed.success) throw new HalError('validation_failed', 'Malformed agent result');
@@ -106,7 +116,7 @@ export function createAgentRoutes(deps: AgentRoutesDeps): Hono<AgentEnv> {
   );
 
   app.get('/artifacts/:module/:version', async (c) => {
-    const remote = deps.agents?.remote as AgentRoutesSettings;
+    const remote = settings() as AgentRoutesSettings;
     const module = c.req.param('module');
     const version = c.req.param('version');
     // Only the artifact of a deploy this very server is carrying out: a token is no key to every release.
