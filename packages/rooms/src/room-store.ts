@@ -7,7 +7,6 @@ import type {
   MessageStatus,
   Room,
   RoomMessage,
-  ToolRisk,
   TurnStatus,
   Usage,
 } from '@hal-ai/spec';
@@ -102,9 +101,6 @@ export interface ActionPatch {
   error?: ErrorInfo | null;
   reason?: string | null;
 }
-
-/** Re-exported for store implementers. */
-export type { ActionStatus, ToolRisk };
 
 /**
  * Persistence of rooms, messages, turns and proposals. Every method is async so that a SQL
