@@ -1,0 +1,322 @@
+import { HalError } from '@hal-ai/spec';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildAuthorizationUrl } from './oauth-authorization.js';
+import {
+  completeLogin,
+  type FakeAuthorizationServer,
+  startFakeAuthorizationServer,
+} from './oauth-fake-server.test-support.js';
+import { buildOpenRouterAuthorizationUrl, exchangeOpenRouterCode } from './oauth-openrouter.js';
+import { createOAuthState, createPkcePair } from './oauth-pkce.js';
+import { createTokenRefresher } from './oauth-refresher.js';
+import { exchangeCode, type OAuthTokens, refreshTokens } from './oauth-tokens.js';
+
+let server: FakeAuthorizationServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function rejection(promise: Promise<unknown>): Promise<HalError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (HalError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+async function login(fake: FakeAuthorizationServer, redirectUri = fake.redirectUri) {
+  const pkce = await createPkcePair();
+  const state = createOAuthState();
+  const callback = await completeLogin(
+    buildAuthorizationUrl({
+      authorizeUrl: `${fake.url}/authorize`,
+      clientId: fake.clientId,
+      redirectUri,
+      scopes: ['read', 'write'],
+      state,
+      codeChallenge: pkce.codeChallenge,
+      allowInsecureRequests: true,
+    }),
+  );
+  expect(callback.get('state')).toBe(state);
+  return { code: callback.get('code') ?? '', codeVerifier: pkce.codeVerifier };
+}
+
+const endpoint = (fake: FakeAuthorizationServer) => ({
+  tokenUrl: `${fake.url}/token`,
+  clientId: fake.clientId,
+  clientSecret: fake.clientSecret,
+  allowInsecureRequests: true,
+});
+
+describe('exchangeCode against a fake authorization server', () => {
+  it('exchanges a code with the PKCE verifier and the exact redirect URI (client_secret_post)', async () => {
+    server = await startFakeAuthorizationServer();
+    const { code, codeVerifier } = await login(server);
+    const now = Date.parse('2030-01-01T00:00:00Z');
+    const tokens = await exchangeCode({
+      ...endpoint(server),
+      code,
+      codeVerifier,
+      redirectUri: server.redirectUri,
+      clock: { now: () => now },
+    });
+    expect(tokens.accessToken).toMatch(/^[\w-]{20,}$/);
+    expect(tokens.refreshToken).toMatch(/^[\w-]{20,}$/);
+    expect(tokens.expiresAt).toBe('2030-01-01T01:00:00.000Z');
+    expect(tokens.scope).toBe('read write');
+    expect(server.requests[0]?.fields).toMatchObject({
+      grant_type: 'authorization_code',
+      client_id: server.clientId,
+      client_secret: server.clientSecret,
+      redirect_uri: server.redirectUri,
+      code_verifier: codeVerifier,
+    });
+  });
+
+  it('authenticates with HTTP Basic when asked', async () => {
+    server = await startFakeAuthorizationServer({ clientAuth: 'basic' });
+    const { code, codeVerifier } = await login(server);
+    const tokens = await exchangeCode({
+      ...endpoint(server),
+      clientAuthMethod: 'client_secret_basic',
+      code,
+      codeVerifier,
+      redirectUri: server.redirectUri,
+    });
+    expect(tokens.accessToken).toBeTruthy();
+  });
+
+  it('a public client sends no secret', async () => {
+    server = await startFakeAuthorizationServer({ clientSecret: null });
+    const { code, codeVerifier } = await login(server);
+    const tokens = await exchangeCode({
+      ...endpoint(server),
+      clientSecret: undefined,
+      code,
+      codeVerifier,
+      redirectUri: server.redirectUri,
+    });
+    expect(tokens.accessToken).toBeTruthy();
+  });
+
+  it('a wrong verifier, a different redirect URI, a wrong secret or a reused code are refused', async () => {
+    server = await startFakeAuthorizationServer();
+    const first = await login(server);
+    const otherVerifier = (await createPkcePair()).codeVerifier;
+    const wrongVerifier = await rejection(
+      exchangeCode({
+        ...endpoint(server),
+        code: first.code,
+        codeVerifier: otherVerifier,
+        redirectUri: server.redirectUri,
+      }),
+    );
+    expect(wrongVerifier.code).toBe('provider_auth');
+    expect(wrongVerifier.details.oauthError).toBe('invalid_grant');
+
+    const second = await login(server);
+    const wrongRedirect = await rejection(
+      exchangeCode({ ...endpoint(server), ...second, redirectUri: `${server.redirectUri}/` }),
+    );
+    expect(wrongRedirect.details.oauthError).toBe('invalid_grant');
+
+    const third = await login(server);
+    const wrongSecret = await rejection(
+      exchangeCode({
+        ...endpoint(server),
+        clientSecret: 'not-the-secret',
+        ...third,
+        redirectUri: server.redirectUri,
+      }),
+    );
+    expect(wrongSecret.details.oauthError).toBe('invalid_client');
+    expect(wrongSecret.message).not.toContain('not-the-secret');
+
+    const fourth = await login(server);
+    await exchangeCode({ ...endpoint(server), ...fourth, redirectUri: server.redirectUri });
+    const reused = await rejection(
+      exchangeCode({ ...endpoint(server), ...fourth, redirectUri: server.redirectUri }),
+    );
+    expect(reused.details.oauthError).toBe('invalid_grant');
+  });
+
+  it('refuses plain HTTP to a non-loopback token endpoint, even when insecure requests are allowed', async () => {
+    const error = await rejection(
+      exchangeCode({
+        tokenUrl: 'http://auth.example/token',
+        clientId: 'c',
+        code: 'x',
+        codeVerifier: 'y',
+        redirectUri: 'https://hal.example/cb',
+        allowInsecureRequests: true,
+      }),
+    );
+    expect(error.code).toBe('validation_failed');
+  });
+
+  it('uses an injected fetch (customFetch)', async () => {
+    server = await startFakeAuthorizationServer();
+    const { code, codeVerifier } = await login(server);
+    const seen: string[] = [];
+    await exchangeCode({
+      ...endpoint(server),
+      code,
+      codeVerifier,
+      redirectUri: server.redirectUri,
+      fetch: (url, init) => {
+        seen.push(url);
+        return fetch(url, init);
+      },
+    });
+    expect(seen).toEqual([`${server.url}/token`]);
+  });
+});
+
+describe('refresh', () => {
+  it('refreshes and rotates the refresh token', async () => {
+    server = await startFakeAuthorizationServer();
+    const refreshToken = server.issueRefreshToken();
+    const tokens = await refreshTokens({ ...endpoint(server), refreshToken });
+    expect(tokens.accessToken).toBeTruthy();
+    expect(tokens.refreshToken).not.toBe(refreshToken);
+    expect(server.requests[0]?.fields).toMatchObject({
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+    });
+  });
+
+  it('invalid_grant → reauth_required', async () => {
+    server = await startFakeAuthorizationServer();
+    const refreshToken = server.issueRefreshToken();
+    server.revokeAll();
+    const error = await rejection(refreshTokens({ ...endpoint(server), refreshToken }));
+    expect(error.code).toBe('reauth_required');
+    expect(error.status).toBe(401);
+  });
+
+  it('an unreachable token endpoint → provider_unavailable (not reauth)', async () => {
+    server = await startFakeAuthorizationServer();
+    const url = server.url;
+    await server.close();
+    server = undefined;
+    const error = await rejection(
+      refreshTokens({
+        tokenUrl: `${url}/token`,
+        clientId: 'c',
+        refreshToken: 'r',
+        allowInsecureRequests: true,
+      }),
+    );
+    expect(error.code).toBe('provider_unavailable');
+  });
+});
+
+describe('createTokenRefresher', () => {
+  it('two concurrent refreshes make one upstream call and both get the same tokens', async () => {
+    server = await startFakeAuthorizationServer();
+    const fake = server;
+    fake.delayMs = 200;
+    const stored: OAuthTokens = {
+      accessToken: 'old',
+      refreshToken: fake.issueRefreshToken(),
+      expiresAt: '2030-01-01T00:00:00.000Z',
+    };
+    const refresher = createTokenRefresher({
+      refresh: (refreshToken) => refreshTokens({ ...endpoint(fake), refreshToken }),
+      clock: { now: () => Date.parse('2030-01-01T00:00:30Z') },
+    });
+    expect(refresher.isExpiring(stored)).toBe(true);
+    const [first, second] = await Promise.all([
+      refresher.getFreshTokens(stored),
+      refresher.getFreshTokens(stored),
+    ]);
+    expect(fake.calls.refresh_token).toBe(1);
+    expect(first).toEqual(second);
+    expect(first.accessToken).not.toBe('old');
+
+    // Afterwards a new refresh goes upstream again, with the rotated token.
+    await refresher.refresh(first);
+    expect(fake.calls.refresh_token).toBe(2);
+  });
+
+  it('keeps fresh tokens without calling upstream', async () => {
+    let calls = 0;
+    const refresher = createTokenRefresher({
+      refresh: async () => {
+        calls += 1;
+        return { accessToken: 'new' };
+      },
+      clock: { now: () => Date.parse('2030-01-01T00:00:00Z') },
+    });
+    const tokens = { accessToken: 'a', refreshToken: 'r', expiresAt: '2030-01-01T01:00:00.000Z' };
+    expect(await refresher.getFreshTokens(tokens)).toBe(tokens);
+    expect(calls).toBe(0);
+  });
+
+  it('invalid_grant from the server → reauth_required for every waiting caller; no refresh token → reauth_required', async () => {
+    server = await startFakeAuthorizationServer();
+    const fake = server;
+    const stored = {
+      accessToken: 'old',
+      refreshToken: fake.issueRefreshToken(),
+      expiresAt: '2000-01-01T00:00:00Z',
+    };
+    fake.revokeAll();
+    const refresher = createTokenRefresher({
+      refresh: (refreshToken) => refreshTokens({ ...endpoint(fake), refreshToken }),
+    });
+    const results = await Promise.allSettled([
+      refresher.getFreshTokens(stored),
+      refresher.getFreshTokens(stored),
+    ]);
+    for (const result of results) {
+      expect(result.status).toBe('rejected');
+      expect((result as PromiseRejectedResult).reason.code).toBe('reauth_required');
+    }
+    expect(fake.calls.refresh_token).toBe(1);
+    const noRefresh = await rejection(refresher.refresh({ accessToken: 'a' }));
+    expect(noRefresh.code).toBe('reauth_required');
+  });
+});
+
+describe('OpenRouter PKCE key issuance', () => {
+  it('exchanges the code for a key; a wrong verifier is refused', async () => {
+    server = await startFakeAuthorizationServer();
+    const fake = server;
+    const pkce = await createPkcePair();
+    const callback = await completeLogin(
+      buildOpenRouterAuthorizationUrl({
+        authorizeUrl: `${fake.url}/openrouter/auth`,
+        callbackUrl: 'https://hal.example/ops/ai/oauth/callback?state=s1',
+        codeChallenge: pkce.codeChallenge,
+        allowInsecureRequests: true,
+      }),
+    );
+    const code = callback.get('code') ?? '';
+    expect(callback.get('state')).toBe('s1');
+
+    const wrong = await rejection(
+      exchangeOpenRouterCode({
+        code,
+        codeVerifier: (await createPkcePair()).codeVerifier,
+        keysUrl: `${fake.url}/openrouter/keys`,
+        allowInsecureRequests: true,
+      }),
+    );
+    expect(wrong.code).toBe('provider_auth');
+
+    const issued = await exchangeOpenRouterCode({
+      code,
+      codeVerifier: pkce.codeVerifier,
+      keysUrl: `${fake.url}/openrouter/keys`,
+      allowInsecureRequests: true,
+    });
+    expect(issued.key).toMatch(/^[\w-]{20,}$/);
+    expect(issued.userId).toBe('user-1');
+    expect(fake.calls.keys).toBe(2);
+  });
+});
