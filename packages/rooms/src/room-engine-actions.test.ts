@@ -302,15 +302,28 @@ describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
     const never = new Promise(() => undefined);
     const fixture = await createRoomFixture({
       participants: [
-        { id: 'claude', name: 'Claude', steps: [{ parts: textReply('never finishes'), gate: never }] },
+        {
+          id: 'claude',
+          name: 'Claude',
+          steps: [{ parts: textReply('never finishes'), gate: never, gateAfter: 3 }],
+        },
       ],
     });
     const roomId = fixture.directRoom('claude').id;
     const { turns } = await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'x' });
-    await fixture.model('claude').started();
+    // Wait until the stream is stuck on its gate (the first delta arrived): only the engine's own
+    // abort handling can end the turn now.
+    await new Promise<void>((resolve) => {
+      const subscription = fixture.events.subscribe(roomId, {}, ({ event }) => {
+        if (event.type !== 'delta') return;
+        subscription.unsubscribe();
+        resolve();
+      });
+    });
     expect(fixture.engine.cancelTurnsOf('claude')).toBe(1);
-    // The gate never opens, so the turn ends only through the abort signal.
-    await fixture.engine.idle().catch(() => undefined);
+    await fixture.engine.idle();
+    const reply = (await fixture.store.listMessages(roomId)).find((message) => message.role === 'assistant');
+    expect(reply).toMatchObject({ status: 'incomplete', error: { code: 'interrupted' } });
     expect((await fixture.store.getTurn(turns[0]?.turnId ?? ''))?.status).toBe('cancelled');
   }, 10_000);
 });

@@ -326,11 +326,20 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     let error: ErrorInfo | null = null;
     let finished = false;
     let reader: ReadableStreamDefaultReader<StreamPart> | undefined;
+    // An adapter that ignores the abort signal must not keep a cancelled turn alive.
+    const signal = options.abortSignal;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(new HalError('interrupted', CANCELLED.message));
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    aborted.catch(() => undefined);
     try {
-      const { stream } = await model.doStream(options);
+      const { stream } = await Promise.race([model.doStream(options), aborted]);
       reader = stream.getReader();
       for (;;) {
-        const { done, value: part } = await reader.read();
+        const { done, value: part } = await Promise.race([reader.read(), aborted]);
         if (done) break;
         if (part.type === 'text-delta') {
           if (!part.delta) continue;
@@ -358,9 +367,10 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     } catch (thrown) {
       error = toErrorInfo(thrown);
     } finally {
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
       reader?.cancel().catch(() => undefined);
     }
-    if (options.abortSignal?.aborted) error = CANCELLED;
+    if (signal?.aborted) error = CANCELLED;
     if (!error && !finished) {
       error = { code: 'provider_bad_response', message: 'The stream ended before the model finished' };
     }

@@ -1,10 +1,12 @@
 import type { CallOptions, GenerateResult, LanguageModel, StreamPart, Usage } from '@hal-ai/spec';
 
-/** One scripted response: its parts, and optionally a gate awaited after the first part. */
+/** One scripted response: its parts, and optionally a gate awaited after the first parts. */
 export interface ScriptedResponse {
   parts: StreamPart[];
   /** Awaited after the first part is delivered (lets a test prove that two streams overlap). */
   gate?: Promise<unknown>;
+  /** How many parts are delivered before the gate is awaited (default 1). */
+  gateAfter?: number;
 }
 
 /** A step of the script: fixed parts, or a function of the call (to answer from the prompt). */
@@ -77,7 +79,7 @@ export function createScriptedModel(settings: {
           }
           controller.enqueue(part);
           index += 1;
-          if (index === 1 && response.gate) await response.gate;
+          if (index === (response.gateAfter ?? 1) && response.gate) await response.gate;
         },
       });
       return { stream };
