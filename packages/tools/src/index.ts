@@ -8,6 +8,7 @@ export type {
   GeminiToolDeclaration,
   McpToolAnnotations,
   McpToolDeclaration,
+  ObjectJsonSchema,
   OpenAIToolDeclaration,
 } from './tool-declarations.js';
 export { toAnthropicTools, toGeminiTools, toMcpTools, toOpenAITools } from './tool-declarations.js';

@@ -6,13 +6,19 @@ import type { Tool } from './tool-definition.js';
 export type DeclarableTool = Pick<Tool<never>, 'name' | 'description' | 'inputSchema'> &
   Partial<Pick<Tool<never>, 'risk' | 'title' | 'idempotent' | 'openWorld'>>;
 
-/** Anthropic Messages `input_schema`: always an object schema. */
-export type AnthropicInputSchema = {
+/**
+ * An object JSON Schema as Anthropic (`input_schema`) and MCP (`inputSchema`) require it: `type: 'object'`
+ * always, `properties` a map of schemas (the shape both official SDKs type-check).
+ */
+export type ObjectJsonSchema = {
   type: 'object';
-  properties?: unknown;
+  properties?: Record<string, object>;
   required?: string[];
   [key: string]: unknown;
 };
+
+/** Anthropic Messages `input_schema`. */
+export type AnthropicInputSchema = ObjectJsonSchema;
 
 /** One Anthropic Messages tool (`tools[]`). */
 export interface AnthropicToolDeclaration {
@@ -52,14 +58,14 @@ export interface McpToolAnnotations {
 export interface McpToolDeclaration {
   name: string;
   description: string;
-  inputSchema: AnthropicInputSchema;
+  inputSchema: ObjectJsonSchema;
   annotations: McpToolAnnotations;
 }
 
 // Every builder hands out its own copy: a caller that edits a declaration never edits the registry.
-function objectSchema(tool: DeclarableTool): AnthropicInputSchema {
+function objectSchema(tool: DeclarableTool): ObjectJsonSchema {
   const { $schema: _marker, ...schema } = structuredClone(tool.inputSchema) as JsonSchema;
-  return { ...schema, type: 'object' };
+  return { ...schema, type: 'object' } as ObjectJsonSchema;
 }
 
 /**
