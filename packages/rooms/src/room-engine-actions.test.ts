@@ -285,8 +285,32 @@ describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
       usage: null,
       createdAt: at,
     });
+    await fixture.store.createAction({
+      id: 'a-old',
+      roomId,
+      connectionId: 'claude',
+      source: 'model',
+      tool: 'hal_incident_open',
+      args: { key: 'K', title: 't' },
+      risk: 'write',
+      identifiers: [],
+      status: 'executing',
+      createdAt: at,
+      decidedBy: 'admin',
+      decidedAt: at,
+      result: null,
+      error: null,
+      argsCanonical: '{"key":"K","title":"t"}',
+      argsHash: '0'.repeat(64),
+      expiresAt: null,
+      toolCallId: 'c',
+      turnId: 't-old',
+      clientName: null,
+      reason: null,
+    });
     const counts = await fixture.engine.recoverInterrupted();
-    expect(counts).toEqual({ turns: 1, messages: 1, actions: 0 });
+    expect(counts).toEqual({ turns: 1, messages: 1, actions: 1 });
+    expect(await fixture.store.getAction('a-old')).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
     expect(await fixture.store.getTurn('t-old')).toMatchObject({
       status: 'interrupted',
       error: { code: 'interrupted' },
