@@ -310,7 +310,10 @@ describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
     });
     const counts = await fixture.engine.recoverInterrupted();
     expect(counts).toEqual({ turns: 1, messages: 1, actions: 1 });
-    expect(await fixture.store.getAction('a-old')).toMatchObject({ status: 'failed', error: { code: 'interrupted' } });
+    expect(await fixture.store.getAction('a-old')).toMatchObject({
+      status: 'failed',
+      error: { code: 'interrupted' },
+    });
     expect(await fixture.store.getTurn('t-old')).toMatchObject({
       status: 'interrupted',
       error: { code: 'interrupted' },
