@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
+import type { HalAgents } from './agents/agent-directory.js';
 import { createAuditLog } from './audit/audit-log.js';
 import type { AuditLog } from './audit/types.js';
 import type { HalConfig } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
+import type { HalCore } from './core/hal-core.js';
 import type { Database } from './db/schema.js';
 import { createThreeStep, type ThreeStep } from './http/three-step.js';
 import { createLogger, type Logger } from './logger.js';
@@ -33,6 +35,10 @@ export interface AppDeps {
   startedAt?: number;
   /** The job runner, when there is one: `/api/health` reports its `status()`. */
   jobs?: JobsStatusSource;
+  /** HAL's core domain (servers, releases, jobs, …): the console routes and the AI tools call it. */
+  core?: HalCore;
+  /** The node agents (built-in local + remote over HTTP); `/agent/api` serves the remote ones. */
+  agents?: HalAgents;
 }
 
 /** Inputs of {@link createDeps}. */

@@ -79,3 +79,29 @@ export async function runAgentCommand(argv: string[], io: AgentCommandIo = {}): 
     unsubscribe();
   }
 }
+
+/**
+ * The `hal agent` entry of the CLI command table (`src/cli.ts`), shaped like its `CliCommand` without
+ * importing the bin entry: it stops when the CLI's stop signal (SIGINT/SIGTERM) resolves.
+ */
+export const agentCliCommand = {
+  usage: 'agent --hal <url> --token <token> [--data-dir <dir>]',
+  summary: 'Run this machine as a remote agent of a HAL (it connects to HAL; HAL never connects to it)',
+  run(context: {
+    args: string[];
+    env: NodeJS.ProcessEnv;
+    stderr: { write(text: string): unknown };
+    stopSignal: Promise<string>;
+  }): Promise<number> {
+    return runAgentCommand(context.args, {
+      env: context.env,
+      stderr: (text) => {
+        context.stderr.write(text);
+      },
+      onStop: (stop) => {
+        void context.stopSignal.then(stop);
+        return () => {};
+      },
+    });
+  },
+};

@@ -55,9 +55,9 @@ function errorResponse(error: unknown): Response {
  * @example
  * app.route('/agent/api', createAgentRoutes({ agents: { remote: { queue, resolveAgentToken } } }));
  */
-export function createAgentRoutes(deps: AgentRoutesDeps | object): Hono<AgentEnv> {
+export function createAgentRoutes(deps: AgentRoutesDeps): Hono<AgentEnv> {
   // Read on every request, not captured once: HAL may enable remote agents after building the app.
-  const settings = () => (deps as AgentRoutesDeps).agents?.remote;
+  const settings = () => deps.agents?.remote;
   const app = new Hono<AgentEnv>();
   app.onError((error) => errorResponse(error));
 
@@ -94,7 +94,7 @@ export function createAgentRoutes(deps: AgentRoutesDeps | object): Hono<AgentEnv
   app.post(
     '/results/:id',
     bodyLimit({
-      maxSize: (deps as AgentRoutesDeps).agents?.remote?.maxResultBytes ?? 1024 * 1024,
+      maxSize: deps.agents?.remote?.maxResultBytes ?? 1024 * 1024,
       onError: () => {
         throw new HalError('payload_too_large', 'Result body is too large');
       },
