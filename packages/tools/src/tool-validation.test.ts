@@ -212,5 +212,17 @@ describe('validateArgs', () => {
     });
     const result = validateArgs(fragile, { id: 'x' });
     expect(result.ok).toBe(false);
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys() {
+          throw new Error('trap');
+        },
+      },
+    );
+    expect(validateArgs(tool, hostile)).toEqual({
+      ok: false,
+      issues: [{ path: '', message: 'Arguments could not be validated: trap' }],
+    });
   });
 });

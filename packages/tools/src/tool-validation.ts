@@ -65,10 +65,10 @@ function describe(issue: v.BaseIssue<unknown>): string {
  * if (!result.ok) return { error: { code: 'validation_failed', issues: result.issues } };
  */
 export function validateArgs(tool: Pick<Tool<unknown>, 'args'>, input: unknown): ValidateResult {
-  const forbidden: ValidationIssue[] = [];
-  findForbiddenKeys(input, '', 0, forbidden, new Set());
-  if (forbidden.length > 0) return { ok: false, issues: forbidden };
   try {
+    const forbidden: ValidationIssue[] = [];
+    findForbiddenKeys(input, '', 0, forbidden, new Set());
+    if (forbidden.length > 0) return { ok: false, issues: forbidden };
     const result = v.safeParse(toStrictSchema(tool.args), input, { abortEarly: false });
     if (result.success) return { ok: true, value: result.output };
     return {
@@ -76,7 +76,8 @@ export function validateArgs(tool: Pick<Tool<unknown>, 'args'>, input: unknown):
       issues: result.issues.map((issue) => ({ path: v.getDotPath(issue) ?? '', message: describe(issue) })),
     };
   } catch (error) {
-    // A throwing custom check is the schema author's bug; the call is still refused, not crashed.
+    // A throwing custom check (the schema author's bug) or a hostile getter/proxy in the input:
+    // the call is refused, not crashed.
     const reason = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
