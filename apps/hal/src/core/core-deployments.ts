@@ -311,6 +311,17 @@ export function createDeploymentFunctions(ctx: CoreContext, wake: () => void) {
       return { deployments: items, nextCursor };
     },
 
+    /**
+     * Checks a deploy request without changing anything (the refusals `deploy` would give), so a console or a
+     * proposal can refuse before asking for confirmations.
+     */
+    async check(input: ArgsOf<typeof DeployArgs>): Promise<void> {
+      const args = parseInput(DeployArgs, input);
+      refuseSelf(args.module);
+      await requireDeployableServer(db, args.serverId);
+      await requireApprovedRelease(db, args.module, args.version);
+    },
+
     /** Deploys an approved release to a server (never `hal`): sets the desired version and queues a deploy job. */
     async deploy(actor: Actor, input: ArgsOf<typeof DeployArgs>): Promise<{ job: Job }> {
       const args = parseInput(DeployArgs, input);

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { HalError } from '@hal-ai/spec';
+import type * as v from 'valibot';
 import type { JobHandler } from './core-jobs.js';
 import { insertJob, type Job } from './core-jobs.js';
 import { type ArgsOf, SettingsApplyArgs, SettingsGetArgs, SettingsSetArgs } from './core-schemas.js';
@@ -176,6 +177,34 @@ function checkValue(key: string, def: SettingDefinition, value: string | number 
   }
 }
 
+/** The refusals of `settings.set`, without touching anything. */
+function checkSet(args: v.InferOutput<typeof SettingsSetArgs>): void {
+  const def = SETTINGS_SCHEMA[args.key];
+  if (!def) {
+    throw new HalError('validation_failed', `Unknown setting ${args.key}`, {
+      details: {
+        issues: [{ path: 'key', message: 'unknown setting' }],
+        keys: Object.keys(SETTINGS_SCHEMA),
+      },
+    });
+  }
+  if (def.confidential) {
+    throw new HalError(
+      'secret_not_allowed',
+      `${args.key} is confidential: set it through the vault, not settings`,
+    );
+  }
+  if (typeof args.value === 'string' && looksLikeSecret(args.value)) {
+    throw new HalError('secret_not_allowed', 'The value looks like a credential; secrets go to the vault');
+  }
+  if (args.value !== null) checkValue(args.key, def, args.value);
+  if (args.serverId !== undefined && !def.perServer) {
+    throw new HalError('validation_failed', `${args.key} has no per-server value`, {
+      details: { issues: [{ path: 'serverId', message: 'this setting is global only' }] },
+    });
+  }
+}
+
 /** Typed settings with per-server overrides; applying them is a job. */
 export function createSettingsFunctions(ctx: CoreContext, wake: () => void) {
   const { db, audit } = ctx;
@@ -237,34 +266,8 @@ export function createSettingsFunctions(ctx: CoreContext, wake: () => void) {
      */
     async set(actor: Actor, input: ArgsOf<typeof SettingsSetArgs>): Promise<{ setting: EffectiveSetting }> {
       const args = parseInput(SettingsSetArgs, input);
-      const def = SETTINGS_SCHEMA[args.key];
-      if (!def) {
-        throw new HalError('validation_failed', `Unknown setting ${args.key}`, {
-          details: {
-            issues: [{ path: 'key', message: 'unknown setting' }],
-            keys: Object.keys(SETTINGS_SCHEMA),
-          },
-        });
-      }
-      if (def.confidential) {
-        throw new HalError(
-          'secret_not_allowed',
-          `${args.key} is confidential: set it through the vault, not settings`,
-        );
-      }
-      if (typeof args.value === 'string' && looksLikeSecret(args.value)) {
-        throw new HalError(
-          'secret_not_allowed',
-          'The value looks like a credential; secrets go to the vault',
-        );
-      }
-      if (args.value !== null) checkValue(args.key, def, args.value);
+      checkSet(args);
       const serverId = args.serverId ?? null;
-      if (serverId !== null && !def.perServer) {
-        throw new HalError('validation_failed', `${args.key} has no per-server value`, {
-          details: { issues: [{ path: 'serverId', message: 'this setting is global only' }] },
-        });
-      }
       await db.transaction().execute(async (trx) => {
         if (serverId) await loadServer(trx, serverId);
         const match = trx
@@ -309,6 +312,13 @@ export function createSettingsFunctions(ctx: CoreContext, wake: () => void) {
       });
       const setting = (await effective(serverId)).find((s) => s.key === args.key) as EffectiveSetting;
       return { setting };
+    },
+
+    /** Checks a `set` request without changing anything (same refusals), e.g. before confirmations. */
+    async check(input: ArgsOf<typeof SettingsSetArgs>): Promise<void> {
+      const args = parseInput(SettingsSetArgs, input);
+      checkSet(args);
+      if (args.serverId) await loadServer(db, args.serverId);
     },
 
     /** Queues a `settings_apply` job for one server or for HAL and every active server. */

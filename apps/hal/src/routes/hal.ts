@@ -1,8 +1,426 @@
-import { Hono } from 'hono';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { HalError } from '@hal-ai/spec';
+import { type Context, Hono } from 'hono';
+import {
+  DeployArgs,
+  IncidentOpenArgs,
+  IncidentResolveArgs,
+  ModuleHealthArgs,
+  ReconcileArgs,
+  ReleaseIdArgs,
+  RollbackArgs,
+  ServerCreateArgs,
+  ServerIdArgs,
+  ServerIsolateArgs,
+  ServerMaintenanceArgs,
+  SettingsApplyArgs,
+  SettingsSetArgs,
+} from '../core/core-schemas.js';
+import { parseInput } from '../core/core-support.js';
+import type { HalCore } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
+import { requireRecent } from '../http/require-recent.js';
+import { readConfirmation } from '../http/three-step.js';
 
-/** The console API under `/ops/api/hal` (placeholder: the core domain replaces it). */
-export function createHalRoutes(_deps: AppDeps): Hono<AppEnv> {
-  return new Hono<AppEnv>();
+type Ctx = Context<AppEnv>;
+
+const CONFIRMATION_KEYS = ['confirmToken', 'confirmImpact', 'confirmIdentifiers', 'confirmExecute'];
+
+/** Reads a JSON object body (an empty body counts as `{}`); anything else is `validation_failed`. */
+async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HalError('validation_failed', 'The body is not valid JSON', {
+      details: { issues: [{ path: '', message: 'invalid JSON' }] },
+    });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new HalError('validation_failed', 'The body must be a JSON object', {
+      details: { issues: [{ path: '', message: 'expected an object' }] },
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The body without the threeStep fields, so the strict argument schemas see only arguments. */
+function argsOnly(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([key]) => !CONFIRMATION_KEYS.includes(key)));
+}
+
+/** List options from the query string; numbers stay strings when malformed so validation names them. */
+function listQuery(c: Ctx, keys: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of ['limit', 'cursor', ...keys]) {
+    const value = c.req.query(key);
+    if (value === undefined || value === '') continue;
+    out[key] = key === 'limit' && /^\d+$/.test(value) ? Number(value) : value;
+  }
+  return out;
+}
+
+/**
+ * The console API under `/ops/api/hal` (SPEC §13). Reads need a session (the app's middleware);
+ * writes add `requireRecent`; high-risk actions add `threeStep`, whose impact names what will change and
+ * whose identifiers are what the operator retypes. Every handler calls the same core function, with the
+ * same arguments, as the matching AI tool.
+ */
+export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const write = requireRecent(deps);
+
+  const core = (): HalCore => {
+    if (!deps.core) throw new HalError('internal_error', 'The HAL core is not running');
+    return deps.core;
+  };
+  const actor = (c: Ctx) => `operator:${c.get('operator').id}` as const;
+
+  async function confirm(
+    c: Ctx,
+    body: Record<string, unknown>,
+    action: string,
+    target: string,
+    impact: Record<string, unknown>,
+    identifiers: string[],
+  ): Promise<void> {
+    await deps.threeStep.check({
+      operatorId: c.get('operator').id,
+      action,
+      target,
+      impact,
+      identifiers,
+      confirmation: readConfirmation(body),
+    });
+  }
+
+  // ---- reads -------------------------------------------------------------------------------------
+  routes.get('/overview', async (c) => c.json({ overview: await core().overview() }));
+  routes.get('/servers', async (c) => c.json(await core().servers.list(listQuery(c, ['state']) as never)));
+  routes.get('/servers/:id', async (c) => c.json(await core().servers.get({ id: c.req.param('id') })));
+  routes.get('/servers/:id/metrics', async (c) =>
+    c.json(await core().servers.metrics({ id: c.req.param('id'), ...listQuery(c, []) } as never)),
+  );
+  routes.get('/releases', async (c) =>
+    c.json(await core().releases.list(listQuery(c, ['module', 'state']) as never)),
+  );
+  routes.get('/releases/:id', async (c) => c.json(await core().releases.get({ id: c.req.param('id') })));
+  routes.get('/deployments', async (c) =>
+    c.json(await core().deployments.list(listQuery(c, ['serverId', 'module']) as never)),
+  );
+  routes.get('/jobs', async (c) => c.json(await core().jobs.list(listQuery(c, ['state', 'type']) as never)));
+  routes.get('/jobs/:id', async (c) => c.json(await core().jobs.get({ id: c.req.param('id') })));
+  routes.get('/incidents', async (c) =>
+    c.json(await core().incidents.list(listQuery(c, ['state', 'severity']) as never)),
+  );
+  routes.get('/audit', async (c) => {
+    const query = listQuery(c, ['prefix']);
+    const limit = query.limit;
+    if (limit !== undefined && (typeof limit !== 'number' || limit < 1 || limit > 200)) {
+      throw new HalError('validation_failed', 'limit: 1 to 200', {
+        details: { issues: [{ path: 'limit', message: 'an integer from 1 to 200' }] },
+      });
+    }
+    return c.json(
+      await deps.audit.list({
+        limit: limit as number | undefined,
+        cursor: query.cursor as string | undefined,
+        actionPrefix: query.prefix as string | undefined,
+      }),
+    );
+  });
+  routes.get('/mail-services', async (c) => c.json(await core().mail.list()));
+  routes.get('/emergency', async (c) => c.json(await core().emergency.list()));
+  routes.get('/dr', async (c) => c.json({ dr: await core().dr.status() }));
+  routes.get('/changelog', async (c) => c.json(await core().changelog()));
+  routes.get('/settings', async (c) =>
+    c.json(await core().settings.get(listQuery(c, ['serverId', 'key']) as never)),
+  );
+
+  // ---- servers -----------------------------------------------------------------------------------
+  routes.post('/servers', write, async (c) => {
+    const body = await jsonBody(c);
+    return c.json(await core().servers.create(actor(c), parseInput(ServerCreateArgs, body)), 201);
+  });
+  routes.post('/servers/:id/approve', write, async (c) =>
+    c.json(await core().servers.approve(actor(c), { id: c.req.param('id') })),
+  );
+  routes.post('/servers/:id/maintenance', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(ServerMaintenanceArgs, { ...body, id: c.req.param('id') });
+    return c.json(await core().servers.setMaintenance(actor(c), args));
+  });
+  routes.post('/servers/:id/agent-token', write, async (c) =>
+    c.json(await core().servers.issueAgentToken(actor(c), { id: c.req.param('id') })),
+  );
+  routes.post('/servers/:id/isolate', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(ServerIsolateArgs, { ...argsOnly(body), id: c.req.param('id') });
+    const { server } = await core().servers.get({ id: args.id });
+    await confirm(
+      c,
+      body,
+      'server.isolate',
+      `server:${server.id}`,
+      {
+        summary: `Isolate server ${server.name}: no deployments, its agent is refused`,
+        server: { id: server.id, name: server.name, state: server.state },
+        change: { state: { from: server.state, to: 'isolated' } },
+        reason: args.reason,
+      },
+      [server.name, server.id],
+    );
+    return c.json(await core().servers.isolate(actor(c), args));
+  });
+  routes.delete('/servers/:id', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(ServerIdArgs, { id: c.req.param('id') });
+    const { server, deployments } = await core().servers.get(args);
+    await confirm(
+      c,
+      body,
+      'server.delete',
+      `server:${server.id}`,
+      {
+        summary: `Delete server ${server.name}: its agent token is revoked; its history stays`,
+        server: { id: server.id, name: server.name, state: server.state },
+        change: { state: { from: server.state, to: 'deleted' } },
+        deployments: deployments.map((d) => `${d.module}@${d.actualVersion ?? 'none'}`),
+      },
+      [server.name, server.id],
+    );
+    return c.json(await core().servers.delete(actor(c), args));
+  });
+
+  // ---- releases ----------------------------------------------------------------------------------
+  routes.post('/releases', write, async (c) => {
+    const type = c.req.header('content-type')?.toLowerCase() ?? '';
+    if (!type.startsWith('multipart/form-data')) {
+      throw new HalError('validation_failed', 'Upload a release as multipart/form-data', {
+        details: {
+          issues: [{ path: 'artifact', message: 'multipart/form-data with a file field artifact' }],
+        },
+      });
+    }
+    const form = await c.req.parseBody();
+    const file = form.artifact;
+    if (!(file instanceof File)) {
+      throw new HalError('validation_failed', 'artifact: a file is required', {
+        details: { issues: [{ path: 'artifact', message: 'a .tar.gz file is required' }] },
+      });
+    }
+    const field = (name: string) => (typeof form[name] === 'string' ? form[name] : undefined);
+    const uploads = path.join(deps.config.dataDir, 'uploads');
+    await fs.mkdir(uploads, { recursive: true });
+    const temp = path.join(uploads, `upload-${randomBytes(8).toString('hex')}.tar.gz`);
+    try {
+      await pipeline(
+        Readable.fromWeb(file.stream() as NodeReadableStream),
+        createWriteStream(temp, { mode: 0o600 }),
+      );
+      const result = await core().releases.register(actor(c), {
+        module: field('module') as string,
+        version: field('version') as string,
+        sha256: field('sha256') as string,
+        artifact: temp,
+      });
+      return c.json(result, 201);
+    } finally {
+      await fs.rm(temp, { force: true });
+    }
+  });
+  routes.post('/releases/:id/approve', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(ReleaseIdArgs, { id: c.req.param('id') });
+    const { release } = await core().releases.get(args);
+    await confirm(
+      c,
+      body,
+      'release.approve',
+      `release:${release.id}`,
+      {
+        summary: `Approve ${release.module}@${release.version}: it may then be deployed to any active server`,
+        release: {
+          id: release.id,
+          module: release.module,
+          version: release.version,
+          sha256: release.sha256,
+          size: release.size,
+        },
+        change: { state: { from: release.state, to: 'approved' } },
+      },
+      [release.module, release.version],
+    );
+    return c.json(await core().releases.approve(actor(c), args));
+  });
+
+  // ---- deployments -------------------------------------------------------------------------------
+  routes.post('/deployments', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(DeployArgs, argsOnly(body));
+    // Refuse (hal itself, unapproved release, inactive server) before asking for three confirmations.
+    await core().deployments.check(args);
+    const { server, deployments } = await core().servers.get({ id: args.serverId });
+    const current = deployments.find((d) => d.module === args.module);
+    await confirm(
+      c,
+      body,
+      'deploy.request',
+      `server:${server.id}`,
+      {
+        summary: `Deploy ${args.module}@${args.version} to ${server.name}`,
+        server: { id: server.id, name: server.name, state: server.state },
+        change: { module: args.module, from: current?.actualVersion ?? null, to: args.version },
+      },
+      [server.name, `${args.module}@${args.version}`],
+    );
+    return c.json(await core().deployments.deploy(actor(c), args), 202);
+  });
+  routes.post('/deployments/rollback', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(RollbackArgs, argsOnly(body));
+    if (args.module === 'hal') throw new HalError('hal_self_deploy', 'HAL does not roll back itself');
+    const { server, deployments } = await core().servers.get({ id: args.serverId });
+    const current = deployments.find((d) => d.module === args.module);
+    await confirm(
+      c,
+      body,
+      'deploy.rollback',
+      `server:${server.id}`,
+      {
+        summary: `Roll ${args.module} on ${server.name} back to its previous version`,
+        server: { id: server.id, name: server.name, state: server.state },
+        change: {
+          module: args.module,
+          from: current?.actualVersion ?? null,
+          to: current?.previousVersion ?? null,
+        },
+      },
+      [server.name, args.module],
+    );
+    return c.json(await core().deployments.rollback(actor(c), args), 202);
+  });
+  routes.post('/deployments/reconcile', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(ReconcileArgs, argsOnly(body));
+    const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
+    await confirm(
+      c,
+      body,
+      'deploy.reconcile',
+      server ? `server:${server.id}` : 'servers:all',
+      {
+        summary: server
+          ? `Bring ${server.name} to its desired versions (deploys or rolls back modules that differ)`
+          : 'Bring every active server to its desired versions (deploys or rolls back modules that differ)',
+        server: server ? { id: server.id, name: server.name } : 'all active servers',
+      },
+      [server ? server.name : 'all servers'],
+    );
+    return c.json(await core().deployments.reconcile(actor(c), args), 202);
+  });
+  routes.post('/deployments/health', write, async (c) => {
+    const args = parseInput(ModuleHealthArgs, await jsonBody(c));
+    return c.json(await core().deployments.health(actor(c), args), 202);
+  });
+
+  // ---- jobs --------------------------------------------------------------------------------------
+  for (const action of ['cancel', 'retry', 'resume', 'stop'] as const) {
+    routes.post(`/jobs/:id/${action}`, write, async (c) => {
+      const body = await jsonBody(c);
+      const reason = typeof body.reason === 'string' ? body.reason : undefined;
+      const result = await core().jobs.control(actor(c), { id: c.req.param('id'), action, reason });
+      return c.json(result, action === 'retry' ? 202 : 200);
+    });
+  }
+  routes.post('/jobs/:id/revert', write, async (c) => {
+    const body = await jsonBody(c);
+    const { job } = await core().jobs.get({ id: c.req.param('id') });
+    if (job.type !== 'deploy' || job.state !== 'succeeded') {
+      throw new HalError(
+        'job_not_revertable',
+        `Job ${job.id} is a ${job.state} ${job.type}; only succeeded deploys revert`,
+      );
+    }
+    const { module, version, serverId } = job.args as { module: string; version: string; serverId: string };
+    const { server } = await core().servers.get({ id: serverId });
+    await confirm(
+      c,
+      body,
+      'job.revert',
+      `job:${job.id}`,
+      {
+        summary: `Revert deploy ${module}@${version} on ${server.name}: a rollback job to its previous version`,
+        job: { id: job.id, type: job.type, finishedAt: job.finishedAt },
+        server: { id: server.id, name: server.name },
+      },
+      [server.name, `${module}@${version}`],
+    );
+    const reason = typeof body.reason === 'string' ? body.reason : undefined;
+    return c.json(await core().jobs.control(actor(c), { id: job.id, action: 'revert', reason }), 202);
+  });
+
+  // ---- incidents, DR -----------------------------------------------------------------------------
+  routes.post('/incidents', write, async (c) => {
+    const args = parseInput(IncidentOpenArgs, await jsonBody(c));
+    return c.json(await core().incidents.open(actor(c), args), 201);
+  });
+  routes.post('/incidents/:id/resolve', write, async (c) => {
+    const args = parseInput(IncidentResolveArgs, { ...(await jsonBody(c)), id: c.req.param('id') });
+    return c.json(await core().incidents.resolve(actor(c), args));
+  });
+  routes.post('/dr/snapshots', write, async (c) => c.json(await core().dr.snapshot(actor(c)), 201));
+
+  // ---- settings ----------------------------------------------------------------------------------
+  routes.patch('/settings', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(SettingsSetArgs, argsOnly(body));
+    await core().settings.check(args);
+    const { settings } = await core().settings.get({
+      key: args.key,
+      ...(args.serverId ? { serverId: args.serverId } : {}),
+    });
+    const before = settings.find((s) => s.key === args.key);
+    await confirm(
+      c,
+      body,
+      'settings.set',
+      args.serverId ? `server:${args.serverId}` : 'settings:global',
+      {
+        summary: `Set ${args.key}${args.serverId ? ` on server ${args.serverId}` : ' (global)'}`,
+        change: { key: args.key, from: before?.value ?? null, to: args.value },
+      },
+      [args.key],
+    );
+    return c.json(await core().settings.set(actor(c), args));
+  });
+  routes.post('/settings/apply', write, async (c) => {
+    const body = await jsonBody(c);
+    const args = parseInput(SettingsApplyArgs, argsOnly(body));
+    const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
+    await confirm(
+      c,
+      body,
+      'settings.apply',
+      server ? `server:${server.id}` : 'servers:all',
+      {
+        summary: server
+          ? `Apply the effective settings to ${server.name}`
+          : 'Apply settings to HAL and every active server',
+      },
+      [server ? server.name : 'all servers'],
+    );
+    return c.json(await core().settings.apply(actor(c), args), 202);
+  });
+
+  return routes;
 }
