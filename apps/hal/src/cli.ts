@@ -185,6 +185,8 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
   }
 }
 
+// This file is the `hal` bin entry: keep it out of `index.ts` and other modules' imports, or the
+// bundler moves this code into a shared chunk and `import.meta.url` no longer names the entry.
 function isMain(): boolean {
   const entry = process.argv[1];
   if (entry === undefined) return false;

@@ -9,8 +9,6 @@ export {
   resetOperatorPassword,
 } from './auth/auth-operators.js';
 export { generatePassword, hashPassword, verifyPassword } from './auth/auth-password.js';
-export type { CliCommand, CliContext, RunCliOptions } from './cli.js';
-export { commands, runCli } from './cli.js';
 export type { HalConfig } from './config.js';
 export { DEFAULT_CONFIG, HAL_VERSION, loadConfig } from './config.js';
 export type { Clock } from './core/clock.js';

@@ -9,7 +9,10 @@ afterEach(async () => {
 describe('login', () => {
   it('signs in with the right password, returns the session and sets an HttpOnly, Lax cookie', async () => {
     t = await createTestApp();
-    const response = await t.request('/ops/login', { method: 'POST', json: { username: 'alice', password: t.password } });
+    const response = await t.request('/ops/login', {
+      method: 'POST',
+      json: { username: 'alice', password: t.password },
+    });
     expect(response.status).toBe(200);
     const body = await response.json();
     expect(body.operator).toEqual({ id: t.operator.id, username: 'alice' });
@@ -22,7 +25,9 @@ describe('login', () => {
     expect(setCookie).toMatch(/Path=\//);
     expect(setCookie).not.toMatch(/Secure/);
 
-    const session = await t.request('/ops/api/session', { headers: { cookie: sessionCookieFrom(response) ?? '' } });
+    const session = await t.request('/ops/api/session', {
+      headers: { cookie: sessionCookieFrom(response) ?? '' },
+    });
     expect(session.status).toBe(200);
     expect(await session.json()).toEqual({
       operator: { id: t.operator.id, username: 'alice' },
@@ -88,7 +93,11 @@ describe('login', () => {
     const right = await t.request('/ops/login', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'http://localhost' },
-      body: new URLSearchParams({ username: 'alice', password: t.password, next: '//evil.example/x' }).toString(),
+      body: new URLSearchParams({
+        username: 'alice',
+        password: t.password,
+        next: '//evil.example/x',
+      }).toString(),
     });
     expect(right.status).toBe(303);
     expect(right.headers.get('location')).toBe('/ops');
@@ -98,10 +107,16 @@ describe('login', () => {
   it('rate-limits after 5 failures per user and address with 429 and Retry-After, even for the right password', async () => {
     t = await createTestApp();
     for (let i = 0; i < 5; i += 1) {
-      const response = await t.request('/ops/login', { method: 'POST', json: { username: 'alice', password: `x${i}` } });
+      const response = await t.request('/ops/login', {
+        method: 'POST',
+        json: { username: 'alice', password: `x${i}` },
+      });
       expect(response.status).toBe(401);
     }
-    const limited = await t.request('/ops/login', { method: 'POST', json: { username: 'alice', password: t.password } });
+    const limited = await t.request('/ops/login', {
+      method: 'POST',
+      json: { username: 'alice', password: t.password },
+    });
     expect(limited.status).toBe(429);
     expect((await limited.json()).error.code).toBe('rate_limited');
     const retryAfter = Number(limited.headers.get('retry-after'));
@@ -109,7 +124,10 @@ describe('login', () => {
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
 
     t.clock.advance(15 * 60 * 1000 + 1);
-    const later = await t.request('/ops/login', { method: 'POST', json: { username: 'alice', password: t.password } });
+    const later = await t.request('/ops/login', {
+      method: 'POST',
+      json: { username: 'alice', password: t.password },
+    });
     expect(later.status).toBe(200);
   });
 });
@@ -159,7 +177,11 @@ describe('sessions', () => {
     expect(second.cookie).not.toBe(first.cookie);
     expect((await t.request('/ops/api/session', { headers: { cookie: first.cookie } })).status).toBe(401);
 
-    const reauth = await t.request('/ops/api/reauth', { method: 'POST', session: second, json: { password: t.password } });
+    const reauth = await t.request('/ops/api/reauth', {
+      method: 'POST',
+      session: second,
+      json: { password: t.password },
+    });
     expect(reauth.status).toBe(200);
     const third = sessionCookieFrom(reauth);
     expect(third).not.toBeNull();
@@ -201,22 +223,38 @@ describe('sessions', () => {
     t = await createTestApp();
     const session = await t.login();
     for (let i = 0; i < 5; i += 1) {
-      const response = await t.request('/ops/api/reauth', { method: 'POST', session, json: { password: `x${i}` } });
+      const response = await t.request('/ops/api/reauth', {
+        method: 'POST',
+        session,
+        json: { password: `x${i}` },
+      });
       expect(response.status).toBe(401);
       expect((await response.json()).error.code).toBe('invalid_credentials');
     }
-    const limited = await t.request('/ops/api/reauth', { method: 'POST', session, json: { password: t.password } });
+    const limited = await t.request('/ops/api/reauth', {
+      method: 'POST',
+      session,
+      json: { password: t.password },
+    });
     expect(limited.status).toBe(429);
   });
 
   it('audits login, re-auth and logout', async () => {
     t = await createTestApp();
     const session = await t.login();
-    const reauth = await t.request('/ops/api/reauth', { method: 'POST', session, json: { password: t.password } });
+    const reauth = await t.request('/ops/api/reauth', {
+      method: 'POST',
+      session,
+      json: { password: t.password },
+    });
     const next = { cookie: sessionCookieFrom(reauth) ?? '', csrfToken: session.csrfToken };
     expect((await t.request('/ops/logout', { method: 'POST', session: next })).status).toBe(204);
     const { entries } = await t.deps.audit.list({ actionPrefix: 'auth.' });
-    expect(entries.map((entry) => entry.action).reverse()).toEqual(['auth.login', 'auth.reauth', 'auth.logout']);
+    expect(entries.map((entry) => entry.action).reverse()).toEqual([
+      'auth.login',
+      'auth.reauth',
+      'auth.logout',
+    ]);
     expect(entries.every((entry) => entry.actor === `operator:${t.operator.id}`)).toBe(true);
   });
 });

@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('uses the SPEC defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      dataDir: path.resolve('./data'),
+      host: '127.0.0.1',
+      port: 7420,
+      reauthWindowS: 600,
+      providerFirstByteTimeoutMs: 60_000,
+      providerIdleTimeoutMs: 60_000,
+      vaultKey: undefined,
+      trustProxy: false,
+      bodyLimitBytes: DEFAULT_CONFIG.bodyLimitBytes,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      HAL_DATA_DIR: '/tmp/hal-x',
+      HAL_HOST: '0.0.0.0',
+      HAL_PORT: '0',
+      HAL_REAUTH_WINDOW_S: '300',
+      HAL_PROVIDER_FIRST_BYTE_TIMEOUT_MS: '1000',
+      HAL_PROVIDER_IDLE_TIMEOUT_MS: '2000',
+      HAL_VAULT_KEY: 'k',
+      HAL_TRUST_PROXY: '1',
+    });
+    expect(config).toMatchObject({
+      dataDir: '/tmp/hal-x',
+      host: '0.0.0.0',
+      port: 0,
+      reauthWindowS: 300,
+      providerFirstByteTimeoutMs: 1000,
+      providerIdleTimeoutMs: 2000,
+      vaultKey: 'k',
+      trustProxy: true,
+    });
+  });
+
+  it.each([
+    ['HAL_PORT', '70000'],
+    ['HAL_PORT', 'http'],
+    ['HAL_PORT', '-1'],
+    ['HAL_REAUTH_WINDOW_S', '0'],
+    ['HAL_REAUTH_WINDOW_S', '10m'],
+    ['HAL_PROVIDER_IDLE_TIMEOUT_MS', '1.5'],
+    ['HAL_TRUST_PROXY', 'yes'],
+    ['HAL_HOST', 'http://x'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+});

@@ -1,0 +1,184 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(appDir, '../..');
+const cliPath = path.join(appDir, 'dist/cli.js');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
+    else if (!entry.name.includes('.test.')) newest = Math.max(newest, fs.statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function tsup(packageDir: string): void {
+  execFileSync(path.join(repoRoot, 'node_modules/.bin/tsup'), [], { cwd: packageDir, stdio: 'pipe' });
+}
+
+/** Workspace packages a built file imports at run time (`from "@hal-ai/x"`), by directory. */
+function workspaceImports(distDir: string): string[] {
+  const byName = new Map<string, string>();
+  for (const group of ['packages', 'apps']) {
+    for (const name of fs.readdirSync(path.join(repoRoot, group))) {
+      const manifest = path.join(repoRoot, group, name, 'package.json');
+      if (fs.existsSync(manifest))
+        byName.set(JSON.parse(fs.readFileSync(manifest, 'utf8')).name, path.dirname(manifest));
+    }
+  }
+  const found = new Set<string>();
+  for (const file of fs.readdirSync(distDir).filter((name) => name.endsWith('.js'))) {
+    for (const match of fs
+      .readFileSync(path.join(distDir, file), 'utf8')
+      .matchAll(/from\s*["'](@hal-ai\/[a-z-]+)/g)) {
+      const dir = match[1] ? byName.get(match[1]) : undefined;
+      if (dir) found.add(dir);
+    }
+  }
+  return [...found];
+}
+
+/**
+ * Builds `dist/` when it is missing or older than `src/` (CI builds before testing, so this is
+ * for direct `vitest` runs), then any workspace library it imports that has no `dist/` yet.
+ */
+function ensureBuilt(): void {
+  const fresh =
+    fs.existsSync(cliPath) && fs.statSync(cliPath).mtimeMs >= newestSource(path.join(appDir, 'src'));
+  if (!fresh) tsup(appDir);
+  const pending = workspaceImports(path.join(appDir, 'dist'));
+  const seen = new Set<string>();
+  while (pending.length > 0) {
+    const dir = pending.pop() as string;
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    if (!fs.existsSync(path.join(dir, 'dist/index.js'))) tsup(dir);
+    pending.push(...workspaceImports(path.join(dir, 'dist')));
+  }
+}
+
+interface Started {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  url: string;
+}
+
+/** Runs the built `hal serve` and waits for its "listening" line. */
+function serve(dataDir: string): Promise<Started> {
+  const child = spawn(process.execPath, [cliPath, 'serve'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: dataDir,
+      HAL_DATA_DIR: dataDir,
+      HAL_PORT: '0',
+      HAL_HOST: '127.0.0.1',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`hal serve did not start:\n${stdout}\n${stderr}`)),
+      60_000,
+    );
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hal serve exited with ${code}:\n${stdout}\n${stderr}`));
+    });
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+      const match = /^HAL listening on (http:\/\/\S+)$/m.exec(stdout);
+      if (match?.[1]) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({ child, stdout: () => stdout, stderr: () => stderr, url: match[1] });
+      }
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('hal serve (built)', () => {
+  let dataDir: string;
+  const running: ChildProcess[] = [];
+
+  beforeAll(() => {
+    ensureBuilt();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-serve-'));
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const child of running) await stop(child);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints the first operator and the URL, accepts a real login, and stops on SIGTERM', async () => {
+    const first = await serve(dataDir);
+    running.push(first.child);
+    const lines = first.stdout().split('\n');
+    expect(lines[0]).toBe('operator: admin');
+    const password = /^password: (\S+)$/.exec(lines[1] ?? '')?.[1];
+    expect(password).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const login = await fetch(`${first.url}/ops/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password }),
+    });
+    expect(login.status).toBe(200);
+    const cookie = login.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+    expect(cookie).toMatch(/^hal_session=/);
+    const session = await fetch(`${first.url}/ops/api/session`, { headers: { cookie } });
+    expect(session.status).toBe(200);
+    expect((await session.json()).operator.username).toBe('admin');
+    const health = await fetch(`${first.url}/api/health`);
+    expect((await health.json()).db).toBe('ok');
+
+    expect(await stop(first.child)).toBe(0);
+    // The one-time password goes to stdout only, never into the log.
+    expect(first.stderr()).not.toContain(password);
+  });
+
+  it('prints no password on later runs', async () => {
+    const second = await serve(dataDir);
+    running.push(second.child);
+    expect(second.stdout()).not.toContain('password:');
+    expect(second.stdout()).toMatch(/^HAL listening on http:\/\/127\.0\.0\.1:\d+\n$/);
+    expect(await stop(second.child)).toBe(0);
+  });
+
+  it('exits 1 with a clear message when the environment is wrong', () => {
+    let failure: { status: number | null; stderr: string } = { status: 0, stderr: '' };
+    try {
+      execFileSync(process.execPath, [cliPath, 'serve'], {
+        env: { PATH: process.env.PATH, HAL_DATA_DIR: dataDir, HAL_PORT: 'x' },
+        stdio: 'pipe',
+      });
+    } catch (error) {
+      const caught = error as { status: number | null; stderr: Buffer };
+      failure = { status: caught.status, stderr: caught.stderr.toString() };
+    }
+    expect(failure.status).toBe(1);
+    expect(failure.stderr).toContain('HAL_PORT');
+  });
+});
