@@ -4,6 +4,8 @@
 import { spawn as nodeSpawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -178,5 +180,89 @@ describe('real codex CLI', { timeout: 120_000 }, () => {
     expect(groupId).toBeDefined();
     await expect.poll(() => isAlive(groupId as number), { timeout: 10_000 }).toBe(false);
     await expect.poll(() => groupMembers(groupId as number), { timeout: 10_000 }).toEqual([]);
+  });
+  it('codex exec answers through the adapter against a fake OpenAI Responses server; 401 → provider_auth', async () => {
+    const fakeKey = randomBytes(24).toString('hex');
+    const received: Array<{ authorization?: string; model?: string }> = [];
+    const server: Server = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk) => {
+        body += chunk;
+      });
+      request.on('end', () => {
+        const parsed = body ? (JSON.parse(body) as { model?: string }) : {};
+        received.push({ authorization: request.headers.authorization, model: parsed.model });
+        if (request.headers.authorization !== `Bearer ${fakeKey}`) {
+          response.writeHead(401, { 'content-type': 'application/json' });
+          response.end(
+            JSON.stringify({ error: { message: 'Incorrect API key provided', code: 'invalid_api_key' } }),
+          );
+          return;
+        }
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const send = (event: Record<string, unknown>) =>
+          response.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+        const message = { type: 'message', id: 'msg_1', role: 'assistant' };
+        send({ type: 'response.created', response: { id: 'resp_1' } });
+        send({
+          type: 'response.output_item.added',
+          output_index: 0,
+          item: { ...message, status: 'in_progress', content: [] },
+        });
+        send({
+          type: 'response.output_item.done',
+          output_index: 0,
+          item: {
+            ...message,
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'Hello from Codex.', annotations: [] }],
+          },
+        });
+        send({
+          type: 'response.completed',
+          response: {
+            id: 'resp_1',
+            usage: {
+              input_tokens: 12,
+              input_tokens_details: { cached_tokens: 3 },
+              output_tokens: 6,
+              total_tokens: 18,
+            },
+          },
+        });
+        response.end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const codexConfig = {
+      model_provider: '"fake"',
+      'model_providers.fake.name': '"fake"',
+      'model_providers.fake.base_url': `"http://127.0.0.1:${port}/v1"`,
+      'model_providers.fake.env_key': '"FAKE_KEY"',
+      'model_providers.fake.wire_api': '"responses"',
+      'model_providers.fake.request_max_retries': '0',
+      'model_providers.fake.stream_max_retries': '0',
+    };
+    try {
+      const model = (key: string) =>
+        createCliProvider({
+          tool: 'codex',
+          binPath: codexBin,
+          homedir: home,
+          extraEnv: { CODEX_HOME: codexHome, FAKE_KEY: key },
+          codexConfig,
+          timeoutMs: 60_000,
+        }).languageModel('gpt-5.5');
+      const result = await model(fakeKey).doGenerate({ prompt });
+      expect(result.content).toEqual([{ type: 'text', text: 'Hello from Codex.' }]);
+      expect(result.usage).toMatchObject({ inputTokens: 12, cachedInputTokens: 3, outputTokens: 6 });
+      expect(received.at(-1)?.model).toBe('gpt-5.5');
+
+      const error = await rejection(model(randomBytes(24).toString('hex')).doGenerate({ prompt }));
+      expect(error.code).toBe('provider_auth');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
