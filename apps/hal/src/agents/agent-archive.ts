@@ -105,6 +105,8 @@ export async function unpackArtifact(
       const type = 'type' in entry ? String(entry.type) : 'File';
       const problem = refuseEntry(entryPath, type);
       if (problem) return refuse(new HalError('validation_failed', `Archive refused: ${problem}`));
+      // Release files never need set-uid, set-gid or sticky bits; drop them rather than trust the archive.
+      if ('mode' in entry && typeof entry.mode === 'number') entry.mode &= 0o777;
       entries += 1;
       bytes += Number(entry.size ?? 0);
       if (entries > limits.maxEntries) {

@@ -243,6 +243,37 @@ describe('createLocalAgent', () => {
     expect(link(agent.root, 'portal', 'current')).toBe('1.0.0');
   });
 
+  it('drops set-uid bits from unpacked files and clears leftovers of an interrupted deploy', async () => {
+    const agent = createLocalAgent({ serverId: 'srv-1', dataDir: path.join(work, 'data') });
+    const source = path.join(work, 'suid-src');
+    await fs.promises.mkdir(source, { recursive: true });
+    await fs.promises.writeFile(path.join(source, 'run.sh'), '#!/bin/sh\n');
+    await fs.promises.chmod(path.join(source, 'run.sh'), 0o4755);
+    const file = path.join(work, 'suid.tar.gz');
+    await tar.create({ gzip: true, file, cwd: source }, ['run.sh']);
+    const entries: number[] = [];
+    await tar.t({ file, onReadEntry: (entry) => entries.push(entry.mode ?? 0) });
+    expect(entries[0]! & 0o4000).toBe(0o4000);
+    const bytes = await fs.promises.readFile(file);
+    const leftover = path.join(agent.root, 'tool', '.unpack-0.9.0-abc');
+    await fs.promises.mkdir(leftover, { recursive: true });
+
+    await agent.deploy(
+      {
+        module: 'tool',
+        version: '1.0.0',
+        path: file,
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        size: bytes.length,
+      },
+      () => {},
+    );
+    const mode = fs.statSync(path.join(agent.root, 'tool', 'current', 'run.sh')).mode;
+    expect(mode & 0o7000).toBe(0);
+    expect(mode & 0o100).toBe(0o100);
+    expect(fs.existsSync(leftover)).toBe(false);
+  });
+
   it('reports health from the current release and its health.json', async () => {
     const agent = createLocalAgent({ serverId: 'srv-1', dataDir: path.join(work, 'data') });
     expect((await agent.health('portal')).ok).toBe(false);

@@ -99,6 +99,15 @@ export function createLocalAgent(settings: LocalAgentSettings): LocalAgent {
     }
   }
 
+  /** A crash mid-deploy can leave a half-unpacked folder or a temporary link; they are only ever ours. */
+  async function removeLeftovers(dir: string): Promise<void> {
+    for (const name of await fs.promises.readdir(dir)) {
+      if (/^\.(unpack-|current-|previous-)/.test(name)) {
+        await fs.promises.rm(path.join(dir, name), { recursive: true, force: true });
+      }
+    }
+  }
+
   async function isRelease(module: string, version: string): Promise<boolean> {
     try {
       return (await fs.promises.lstat(path.join(moduleDir(module), version))).isDirectory();
@@ -121,6 +130,7 @@ export function createLocalAgent(settings: LocalAgentSettings): LocalAgent {
       const dir = moduleDir(module);
       const releaseDir = path.join(dir, version);
       await fs.promises.mkdir(dir, { recursive: true });
+      await removeLeftovers(dir);
       const temporary = path.join(dir, `.unpack-${version}-${randomBytes(6).toString('hex')}`);
       await fs.promises.mkdir(temporary);
       try {

@@ -1,11 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Finds the server a presented agent token belongs to, or `null`. HAL stores only `hashAgentToken(token)`
+ * Finds the server a presented agent token belongs to, or `null`/`undefined`. HAL stores only `hashAgentToken(token)`
  * (the servers table's `agent_token_hash`), so an implementation looks the hash up; it should answer `null`
  * for servers that may not act (isolated, deleted).
  */
-export type ResolveAgentToken = (token: string) => Promise<string | null> | string | null;
+export type ResolveAgentToken = (
+  token: string,
+) => Promise<string | null | undefined> | string | null | undefined;
 
 /** What a well-formed token looks like (base64url); anything else is refused before any lookup. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{32,128}$/;
