@@ -1,0 +1,474 @@
+import { randomUUID } from 'node:crypto';
+import type { ActionRecord, RoomStore, TurnRecord } from '@hal-ai/rooms';
+import { type ErrorInfo, HalError, type Room, type RoomMessage } from '@hal-ai/spec';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Clock } from '../../core/clock.js';
+import type { Database } from '../../db/schema.js';
+import type {
+  AiActionsTable,
+  AiMessagesTable,
+  AiRoomsTable,
+  AiTurnsTable,
+} from '../../db/tables/ai-rooms.js';
+
+/** The unified room's fixed title (SPEC §3). */
+export const UNIFIED_ROOM_TITLE = '통합';
+
+type Executor = Kysely<Database> | Transaction<Database>;
+
+const toJson = (value: unknown): string => JSON.stringify(value ?? null);
+const fromJson = <T>(text: string | null): T => (text === null ? (null as T) : (JSON.parse(text) as T));
+
+function toRoom(row: Selectable<AiRoomsTable>): Room {
+  return {
+    id: row.id,
+    kind: row.kind,
+    title: row.kind === 'unified' ? UNIFIED_ROOM_TITLE : (row.custom_title ?? row.connection_name ?? row.id),
+    fixed: row.kind === 'unified',
+    connectionId: row.connection_id,
+    position: row.position,
+  };
+}
+
+function toMessage(row: Selectable<AiMessagesTable>): RoomMessage {
+  return {
+    id: row.id,
+    roomId: row.room_id,
+    seq: row.seq,
+    role: row.role,
+    connectionId: row.connection_id,
+    model: row.model,
+    content: fromJson(row.content_json),
+    status: row.status,
+    error: fromJson<ErrorInfo | null>(row.error_json),
+    relayDepth: row.relay_depth === 1 ? 1 : 0,
+    relayedFrom: row.relayed_from,
+    usage: fromJson(row.usage_json),
+    createdAt: row.created_at,
+  };
+}
+
+function toTurn(row: Selectable<AiTurnsTable>): TurnRecord {
+  return {
+    id: row.id,
+    roomId: row.room_id,
+    connectionId: row.connection_id,
+    status: row.status,
+    relayDepth: row.relay_depth === 1 ? 1 : 0,
+    relayedFrom: row.relayed_from,
+    triggerMessageId: row.trigger_message_id,
+    error: fromJson<ErrorInfo | null>(row.error_json),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toAction(row: Selectable<AiActionsTable>): ActionRecord {
+  return {
+    id: row.id,
+    roomId: row.room_id,
+    connectionId: row.connection_id,
+    source: row.source,
+    tool: row.tool,
+    args: fromJson(row.args_json),
+    risk: row.risk,
+    identifiers: fromJson<string[]>(row.identifiers_json),
+    status: row.status,
+    createdAt: row.created_at,
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at,
+    result: fromJson(row.result_json),
+    error: fromJson<ErrorInfo | null>(row.error_json),
+    argsCanonical: row.args_canonical,
+    argsHash: row.args_hash,
+    expiresAt: row.expires_at,
+    toolCallId: row.tool_call_id,
+    turnId: row.turn_id,
+    clientName: row.client_name,
+    reason: row.reason,
+    changeSeq: row.change_seq,
+  };
+}
+
+/** Options of {@link createKyselyRoomStore}. */
+export interface KyselyRoomStoreOptions {
+  /** Room id generator (default `room_<uuid>`). */
+  newRoomId?: () => string;
+}
+
+/**
+ * The app's {@link RoomStore} over kysely (SQLite today; only portable SQL plus `RETURNING`,
+ * which PostgreSQL has too). It behaves exactly like `createMemoryRoomStore` — the same contract
+ * suite runs against both. `seq` comes from a per-room counter bumped by one `UPDATE … RETURNING`
+ * inside the transaction that inserts the row; an action transition is ONE compare-and-set
+ * `UPDATE … WHERE id = ? AND status IN (…)`, so two approvals can never both win.
+ *
+ * @example
+ * const store = createKyselyRoomStore(deps.db, deps.clock);
+ * const unified = await store.ensureUnifiedRoom();
+ */
+export function createKyselyRoomStore(
+  db: Kysely<Database>,
+  clock: Clock,
+  options: KyselyRoomStoreOptions = {},
+): RoomStore {
+  const newRoomId = options.newRoomId ?? (() => `room_${randomUUID()}`);
+  const nowIso = () => new Date(clock.now()).toISOString();
+
+  const nextSeq = async (trx: Executor, roomId: string): Promise<number> => {
+    const row = await trx
+      .updateTable('ai_rooms')
+      .set({ last_seq: sql`last_seq + 1` })
+      .where('id', '=', roomId)
+      .returning('last_seq')
+      .executeTakeFirst();
+    if (!row) throw new HalError('not_found', `No room ${roomId}`);
+    return row.last_seq;
+  };
+  const roomRow = (trx: Executor, roomId: string) =>
+    trx.selectFrom('ai_rooms').selectAll().where('id', '=', roomId).executeTakeFirst();
+  const requireRoom = async (trx: Executor, roomId: string) => {
+    const row = await roomRow(trx, roomId);
+    if (!row) throw new HalError('not_found', `No room ${roomId}`);
+    return row;
+  };
+  const requireMessage = async (trx: Executor, messageId: string) => {
+    const row = await trx
+      .selectFrom('ai_messages')
+      .selectAll()
+      .where('id', '=', messageId)
+      .executeTakeFirst();
+    if (!row) throw new HalError('not_found', `No message ${messageId}`);
+    return toMessage(row);
+  };
+  const isUniqueViolation = (error: unknown) =>
+    error instanceof Error && /UNIQUE constraint|PRIMARY KEY/i.test(error.message);
+
+  return {
+    async listRooms() {
+      const rows = await db
+        .selectFrom('ai_rooms')
+        .selectAll()
+        .orderBy('position')
+        .orderBy('created_at')
+        .execute();
+      return rows.map(toRoom);
+    },
+    async getRoom(roomId) {
+      const row = await roomRow(db, roomId);
+      return row ? toRoom(row) : undefined;
+    },
+    async ensureUnifiedRoom() {
+      // ON CONFLICT DO NOTHING + re-read: two processes creating it at once end with one room.
+      await db
+        .insertInto('ai_rooms')
+        .values({
+          id: newRoomId(),
+          kind: 'unified',
+          connection_id: null,
+          connection_name: null,
+          custom_title: null,
+          position: 0,
+          last_seq: 0,
+          created_at: nowIso(),
+        })
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
+      const row = await db
+        .selectFrom('ai_rooms')
+        .selectAll()
+        .where('kind', '=', 'unified')
+        .executeTakeFirstOrThrow();
+      return toRoom(row);
+    },
+    async ensureDirectRoom(connection) {
+      return db.transaction().execute(async (trx) => {
+        const existing = await trx
+          .selectFrom('ai_rooms')
+          .selectAll()
+          .where('connection_id', '=', connection.id)
+          .executeTakeFirst();
+        if (existing) {
+          if (existing.connection_name !== connection.name) {
+            await trx
+              .updateTable('ai_rooms')
+              .set({ connection_name: connection.name })
+              .where('id', '=', existing.id)
+              .execute();
+          }
+          return toRoom({ ...existing, connection_name: connection.name });
+        }
+        const max = await trx
+          .selectFrom('ai_rooms')
+          .select((eb) => eb.fn.max('position').as('position'))
+          .executeTakeFirst();
+        const row = {
+          id: newRoomId(),
+          kind: 'direct' as const,
+          connection_id: connection.id,
+          connection_name: connection.name,
+          custom_title: null,
+          position: Math.max(0, Number(max?.position ?? 0)) + 1,
+          last_seq: 0,
+          created_at: nowIso(),
+        };
+        await trx.insertInto('ai_rooms').values(row).execute();
+        return toRoom(row);
+      });
+    },
+    async findDirectRoom(connectionId) {
+      const row = await db
+        .selectFrom('ai_rooms')
+        .selectAll()
+        .where('connection_id', '=', connectionId)
+        .executeTakeFirst();
+      return row ? toRoom(row) : undefined;
+    },
+    async renameRoom(roomId, title) {
+      const row = await requireRoom(db, roomId);
+      if (row.kind === 'unified') throw new HalError('room_fixed', 'The unified room cannot be renamed');
+      const trimmed = title?.trim() ?? '';
+      const custom = trimmed.length > 0 ? trimmed : null;
+      await db.updateTable('ai_rooms').set({ custom_title: custom }).where('id', '=', roomId).execute();
+      return toRoom({ ...row, custom_title: custom });
+    },
+    async deleteDirectRoom(connectionId) {
+      // Messages, turns and actions go with the room (ON DELETE CASCADE).
+      await db.deleteFrom('ai_rooms').where('connection_id', '=', connectionId).execute();
+    },
+
+    async appendMessage(input) {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const seq = await nextSeq(trx, input.roomId);
+          const row = {
+            id: input.id,
+            room_id: input.roomId,
+            seq,
+            role: input.role,
+            connection_id: input.connectionId,
+            model: input.model,
+            content_json: toJson(input.content),
+            status: input.status,
+            error_json: input.error ? toJson(input.error) : null,
+            relay_depth: input.relayDepth,
+            relayed_from: input.relayedFrom,
+            usage_json: input.usage ? toJson(input.usage) : null,
+            created_at: input.createdAt,
+          };
+          await trx.insertInto('ai_messages').values(row).execute();
+          return toMessage(row);
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new HalError('conflict', `Message ${input.id} exists`);
+        throw error;
+      }
+    },
+    async updateMessage(messageId, patch) {
+      const set: Partial<Record<keyof AiMessagesTable, string | null>> = {};
+      if (patch.status !== undefined) set.status = patch.status;
+      if (patch.content !== undefined) set.content_json = toJson(patch.content);
+      if (patch.usage !== undefined) set.usage_json = patch.usage ? toJson(patch.usage) : null;
+      if (patch.error !== undefined) set.error_json = patch.error ? toJson(patch.error) : null;
+      if (patch.model !== undefined) set.model = patch.model;
+      if (Object.keys(set).length > 0) {
+        const result = await db
+          .updateTable('ai_messages')
+          .set(set)
+          .where('id', '=', messageId)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) throw new HalError('not_found', `No message ${messageId}`);
+      }
+      return requireMessage(db, messageId);
+    },
+    async getMessage(messageId) {
+      const row = await db
+        .selectFrom('ai_messages')
+        .selectAll()
+        .where('id', '=', messageId)
+        .executeTakeFirst();
+      return row ? toMessage(row) : undefined;
+    },
+    async listMessages(roomId, options = {}) {
+      let query = db
+        .selectFrom('ai_messages')
+        .selectAll()
+        .where('room_id', '=', roomId)
+        .where('seq', '>', options.afterSeq ?? 0);
+      if (options.limit !== undefined) {
+        // The LAST `limit` messages: newest first, then back into seq order.
+        const rows = await query.orderBy('seq', 'desc').limit(Math.max(0, options.limit)).execute();
+        return rows.reverse().map(toMessage);
+      }
+      query = query.orderBy('seq', 'asc');
+      return (await query.execute()).map(toMessage);
+    },
+    async listMessagesByStatus(status) {
+      const rows = await db
+        .selectFrom('ai_messages')
+        .selectAll()
+        .where('status', '=', status)
+        .orderBy('room_id')
+        .orderBy('seq')
+        .execute();
+      return rows.map(toMessage);
+    },
+    async clearMessages(roomId) {
+      // The room's counter stays where it is, so client cursors stay valid.
+      await db.deleteFrom('ai_messages').where('room_id', '=', roomId).execute();
+    },
+
+    async createTurn(turn) {
+      await db
+        .insertInto('ai_turns')
+        .values({
+          id: turn.id,
+          room_id: turn.roomId,
+          connection_id: turn.connectionId,
+          status: turn.status,
+          relay_depth: turn.relayDepth,
+          relayed_from: turn.relayedFrom,
+          trigger_message_id: turn.triggerMessageId,
+          error_json: turn.error ? toJson(turn.error) : null,
+          created_at: turn.createdAt,
+          updated_at: turn.updatedAt,
+        })
+        .execute();
+      return { ...turn, error: turn.error ? structuredClone(turn.error) : null };
+    },
+    async updateTurn(turnId, patch) {
+      const row = await db
+        .updateTable('ai_turns')
+        .set({
+          status: patch.status,
+          updated_at: patch.updatedAt,
+          ...(patch.error !== undefined ? { error_json: patch.error ? toJson(patch.error) : null } : {}),
+        })
+        .where('id', '=', turnId)
+        .returningAll()
+        .executeTakeFirst();
+      if (!row) throw new HalError('not_found', `No turn ${turnId}`);
+      return toTurn(row);
+    },
+    async getTurn(turnId) {
+      const row = await db.selectFrom('ai_turns').selectAll().where('id', '=', turnId).executeTakeFirst();
+      return row ? toTurn(row) : undefined;
+    },
+    async listTurns(filter) {
+      let query = db.selectFrom('ai_turns').selectAll().where('status', '=', filter.status);
+      if (filter.roomId !== undefined) query = query.where('room_id', '=', filter.roomId);
+      return (await query.orderBy('created_at').execute()).map(toTurn);
+    },
+
+    async createAction(input) {
+      try {
+        return await db.transaction().execute(async (trx) => {
+          const changeSeq = await nextSeq(trx, input.roomId);
+          const row = await trx
+            .insertInto('ai_actions')
+            .values({
+              id: input.id,
+              room_id: input.roomId,
+              connection_id: input.connectionId,
+              source: input.source,
+              tool: input.tool,
+              args_json: toJson(input.args),
+              risk: input.risk,
+              identifiers_json: toJson(input.identifiers),
+              status: input.status,
+              created_at: input.createdAt,
+              decided_by: input.decidedBy,
+              decided_at: input.decidedAt,
+              result_json: toJson(input.result),
+              error_json: input.error ? toJson(input.error) : null,
+              args_canonical: input.argsCanonical,
+              args_hash: input.argsHash,
+              expires_at: input.expiresAt,
+              tool_call_id: input.toolCallId,
+              turn_id: input.turnId,
+              client_name: input.clientName,
+              reason: input.reason,
+              change_seq: changeSeq,
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          return toAction(row);
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new HalError('conflict', `Action ${input.id} exists`);
+        throw error;
+      }
+    },
+    async getAction(actionId) {
+      const row = await db.selectFrom('ai_actions').selectAll().where('id', '=', actionId).executeTakeFirst();
+      return row ? toAction(row) : undefined;
+    },
+    async transitionAction(actionId, from, to, patch = {}) {
+      if (from.length === 0) return null;
+      return db.transaction().execute(async (trx) => {
+        // The compare-and-set is this one statement; the room counter moves only for the winner.
+        const row = await trx
+          .updateTable('ai_actions')
+          .set({
+            status: to,
+            change_seq: sql<number>`(select last_seq + 1 from ai_rooms where ai_rooms.id = ai_actions.room_id)`,
+            ...(patch.decidedBy !== undefined ? { decided_by: patch.decidedBy } : {}),
+            ...(patch.decidedAt !== undefined ? { decided_at: patch.decidedAt } : {}),
+            ...(patch.result !== undefined ? { result_json: toJson(patch.result) } : {}),
+            ...(patch.error !== undefined ? { error_json: patch.error ? toJson(patch.error) : null } : {}),
+            ...(patch.reason !== undefined ? { reason: patch.reason } : {}),
+          })
+          .where('id', '=', actionId)
+          .where('status', 'in', [...from])
+          .returningAll()
+          .executeTakeFirst();
+        if (!row) return null;
+        await nextSeq(trx, row.room_id);
+        return toAction(row);
+      });
+    },
+    async listActions(roomId, options = {}) {
+      const rows = await db
+        .selectFrom('ai_actions')
+        .selectAll()
+        .where('room_id', '=', roomId)
+        .where('change_seq', '>', options.afterSeq ?? 0)
+        .orderBy('change_seq')
+        .execute();
+      return rows.map(toAction);
+    },
+    async listActionsByStatus(status) {
+      const rows = await db
+        .selectFrom('ai_actions')
+        .selectAll()
+        .where('status', '=', status)
+        .orderBy('created_at')
+        .execute();
+      return rows.map(toAction);
+    },
+    async cancelPendingActions(roomId, at) {
+      return db.transaction().execute(async (trx) => {
+        const pending = await trx
+          .selectFrom('ai_actions')
+          .select('id')
+          .where('room_id', '=', roomId)
+          .where('status', '=', 'proposed')
+          .orderBy('change_seq')
+          .execute();
+        const cancelled: ActionRecord[] = [];
+        for (const { id } of pending) {
+          const changeSeq = await nextSeq(trx, roomId);
+          const row = await trx
+            .updateTable('ai_actions')
+            .set({ status: 'cancelled', decided_at: at, change_seq: changeSeq })
+            .where('id', '=', id)
+            .where('status', '=', 'proposed')
+            .returningAll()
+            .executeTakeFirst();
+          if (row) cancelled.push(toAction(row));
+        }
+        return cancelled;
+      });
+    },
+  };
+}
