@@ -309,6 +309,26 @@ describe('createCliProvider — not found, timeout, abort', () => {
   });
 });
 
+describe('createCliProvider — stream cancel', () => {
+  it('cancelling the stream kills the process', async () => {
+    const bin = await bins.install('claude', { hang: true });
+    const model = createCliProvider({
+      tool: 'claude',
+      binPath: bin,
+      timeoutMs: 60_000,
+      killGraceMs: 500,
+    }).languageModel('sonnet');
+    const { stream } = await model.doStream({ prompt: hello });
+    const reader = stream.getReader();
+    expect((await reader.read()).value).toEqual({ type: 'stream-start' });
+    await expect.poll(() => bins.pids().catch(() => undefined), { timeout: 10_000 }).toBeDefined();
+    await reader.cancel();
+    const pids = await bins.pids();
+    await expect.poll(() => isAlive(pids.parent), { timeout: 5000 }).toBe(false);
+    await expect.poll(() => isAlive(pids.child), { timeout: 5000 }).toBe(false);
+  });
+});
+
 describe('createCliProvider — codex (fake executable)', () => {
   const events = [
     { type: 'thread.started', thread_id: 'thread-1' },

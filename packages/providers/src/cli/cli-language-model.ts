@@ -194,9 +194,10 @@ function createCliLanguageModel(settings: CliProviderSettings, modelId: string):
     const abortSignal = options.abortSignal
       ? AbortSignal.any([options.abortSignal, cancel.signal])
       : cancel.signal;
+    // Set on close and on cancel: a cancelled stream throws on enqueue, and the killed run still reports.
+    let closed = false;
     const stream = new ReadableStream<StreamPart>({
       start(controller) {
-        let closed = false;
         const emit = (part: StreamPart) => {
           if (!closed) controller.enqueue(part);
         };
@@ -222,6 +223,7 @@ function createCliLanguageModel(settings: CliProviderSettings, modelId: string):
           .finally(close);
       },
       cancel() {
+        closed = true;
         cancel.abort();
       },
     });
