@@ -1,9 +1,8 @@
 import { HalError, type StreamPart } from '@hal-ai/spec';
-import type { EventSourceMessage } from 'eventsource-parser';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { type ProviderCall, type ProviderResponse, sendProviderRequest } from './http-client.js';
 import type { HttpProviderSettings } from './http-settings.js';
 import { badResponse } from './provider-error.js';
-import { readSseEvents } from './sse.js';
 
 /** @internal Turns one provider's SSE events into stream parts. Throw `HalError` to end the stream with an error. */
 export interface StreamEventMapper {
@@ -26,33 +25,81 @@ export function parseEventData(provider: string, event: EventSourceMessage): unk
 
 /**
  * @internal The part stream of an accepted response. Errors become one final `error` part; cancelling the stream
- * releases the connection.
+ * releases the connection. Each pull reads one body chunk and enqueues every part it yields at once: one await per
+ * network chunk rather than per part keeps the adapter close to a raw client under load.
  */
 export function createPartStream(
   provider: string,
   response: ProviderResponse,
   mapper: StreamEventMapper,
 ): ReadableStream<StreamPart> {
-  async function* parts(): AsyncGenerator<StreamPart> {
-    yield { type: 'stream-start' };
-    try {
-      for await (const event of readSseEvents(response.chunks())) {
-        yield* mapper.onEvent(event);
-        if (mapper.done) break;
-      }
-      yield* mapper.onEnd();
-    } catch (error) {
-      yield {
-        type: 'error',
-        error: HalError.isInstance(error)
-          ? error
-          : badResponse(provider, 'the stream could not be read', error),
-      };
-    } finally {
-      response.release();
-    }
-  }
-  return partsToStream(parts(), () => response.release());
+  const chunks = response.chunks();
+  const decoder = new TextDecoder();
+  const events: EventSourceMessage[] = [];
+  // An event still incomplete when the body ends is never dispatched (SSE rules), so a cut stream has no half event.
+  const parser = createParser({ onEvent: (event) => events.push(event) });
+  let finished = false;
+
+  return new ReadableStream<StreamPart>(
+    {
+      start(controller) {
+        controller.enqueue({ type: 'stream-start' });
+      },
+      async pull(controller) {
+        const finish = (error?: unknown) => {
+          finished = true;
+          if (error !== undefined) {
+            controller.enqueue({
+              type: 'error',
+              error: HalError.isInstance(error)
+                ? error
+                : badResponse(provider, 'the stream could not be read', error),
+            });
+          }
+          controller.close();
+          response.release();
+        };
+        while (!finished) {
+          let next: IteratorResult<Uint8Array>;
+          try {
+            next = await chunks.next();
+          } catch (error) {
+            finish(error);
+            return;
+          }
+          try {
+            if (next.done) {
+              for (const part of mapper.onEnd()) controller.enqueue(part);
+              finish();
+              return;
+            }
+            parser.feed(decoder.decode(next.value, { stream: true }));
+            let enqueued = false;
+            while (events.length > 0 && !mapper.done) {
+              for (const part of mapper.onEvent(events.shift() as EventSourceMessage)) {
+                controller.enqueue(part);
+                enqueued = true;
+              }
+            }
+            if (mapper.done) {
+              finish();
+              return;
+            }
+            if (enqueued) return;
+          } catch (error) {
+            finish(error);
+            return;
+          }
+        }
+      },
+      async cancel() {
+        finished = true;
+        response.release();
+        await chunks.return(undefined);
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** @internal A stream of exactly one `error` part (a request the provider never accepted). */
@@ -63,27 +110,6 @@ export function errorPartStream(error: HalError): ReadableStream<StreamPart> {
       controller.close();
     },
   });
-}
-
-function partsToStream(
-  iterator: AsyncGenerator<StreamPart>,
-  release: () => void,
-): ReadableStream<StreamPart> {
-  return new ReadableStream<StreamPart>(
-    {
-      async pull(controller) {
-        const next = await iterator.next();
-        if (next.done) controller.close();
-        else controller.enqueue(next.value);
-      },
-      async cancel() {
-        // Release first: a pending read then ends at once and the generator can finish.
-        release();
-        await iterator.return(undefined);
-      },
-    },
-    { highWaterMark: 0 },
-  );
 }
 
 /** @internal Parses streamed tool arguments; empty means no arguments. */
