@@ -2,10 +2,14 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { serve } from '@hono/node-server';
+import { createAgentDirectory } from './agents/agent-directory.js';
+import { createLocalAgent } from './agents/agent-local.js';
+import { createAgentQueue } from './agents/agent-queue.js';
 import { createApp } from './app.js';
 import { countOperators, createOperator } from './auth/auth-operators.js';
 import type { HalConfig } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
+import { createHalCore, LOCAL_SERVER_ID } from './core/hal-core.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type AppDeps, createDeps } from './deps.js';
@@ -46,6 +50,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const output = options.output ?? process.stdout;
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database = openDatabase(databasePath(config.dataDir));
+  let startedCore: { stop(): Promise<void> } | undefined;
   try {
     await migrateToLatest(database.db);
     const deps = createDeps({
@@ -55,6 +60,27 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       clock: options.clock ?? systemClock,
       logger,
     });
+    // The core finds agents through deps, so the directory can be built after the core it resolves tokens with.
+    const core = createHalCore({
+      db: database.db,
+      sqlite: database.sqlite,
+      clock: deps.clock,
+      audit: deps.audit,
+      dataDir: config.dataDir,
+      agents: { get: (serverId) => deps.agents?.get(serverId) },
+      logger,
+    });
+    deps.agents ??= createAgentDirectory({
+      local: createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir: config.dataDir }),
+      remote: {
+        queue: createAgentQueue(),
+        resolveAgentToken: async (token) => (await core.servers.resolveAgentToken(token)) ?? null,
+      },
+    });
+    deps.core = core;
+    deps.jobs = core;
+    startedCore = core;
+    await core.start();
     if ((await countOperators(database.db)) === 0) {
       const { operator, password } = await createOperator(deps, 'admin');
       await deps.audit.append({
@@ -89,12 +115,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             // Idle keep-alive sockets would hold close() open forever.
             if ('closeIdleConnections' in server) server.closeIdleConnections();
           });
+          await core.stop();
           await database.close();
         })();
         return closing;
       },
     };
   } catch (error) {
+    await startedCore?.stop();
     await database.close();
     throw error;
   }
