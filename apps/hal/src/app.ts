@@ -1,6 +1,8 @@
 import { HalError } from '@hal-ai/spec';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { createAgentRoutes } from './agents/agent-routes.js';
+import { createConnectionRoutes, createOAuthCallbackRoutes } from './ai/connections/index.js';
+import { createSkillRoutes } from './ai/skill-routes.js';
 import type { AppDeps } from './deps.js';
 import { defaultBodyLimit } from './http/body-limit.js';
 import { csrfProtection } from './http/csrf.js';
@@ -40,9 +42,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.use('*', defaultBodyLimit(deps.config.bodyLimitBytes, deps.config.uploadLimitBytes));
 
   app.route('/', createHealthRoutes(deps));
-  // The agents sub-app reads only its own optional slice of the deps (`agents?`); until that
-  // field is declared on AppDeps the compiler sees no overlap, hence the widening cast.
-  app.route('/agent/api', createAgentRoutes(deps as unknown as Parameters<typeof createAgentRoutes>[0]));
+  app.route('/agent/api', createAgentRoutes(deps));
 
   app.use('/ops', exceptPublic(sessionMiddleware(deps)));
   app.use('/ops/*', exceptPublic(sessionMiddleware(deps)));
@@ -51,6 +51,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.route('/', createAuthRoutes(deps));
   app.route('/ops/api/hal', createHalRoutes(deps));
+  app.route('/ops/api/ai', createSkillRoutes(deps));
+  app.route('/ops/api/ai', createConnectionRoutes(deps));
+  app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
   app.route('/ops', createPages(deps));
   return app;
 }

@@ -1,0 +1,63 @@
+import { type Action, HalError } from '@hal-ai/spec';
+import type { AuditActor, AuditLog } from '../../audit/types.js';
+import type { HalCore } from '../../core/hal-core.js';
+import type { AppDeps } from '../../deps.js';
+import { type HealthReport, readHealth } from '../../routes/health.js';
+import { loadSkill } from '../skill.js';
+
+/** Where the proposal tools read proposals from (the room store provides it). */
+export interface HalToolActions {
+  /** One proposal by id, if it exists. */
+  get(id: string): Promise<Action | undefined>;
+  /** Proposals still waiting for an operator (`proposed`), oldest first. */
+  pending(): Promise<Action[]>;
+}
+
+/**
+ * What every HAL tool receives. `core` is the same core the console routes call; `actor` is who the
+ * audit log names for what the tool changes: `ai:<connectionId>` for a model, `mcp:<client>` for an MCP
+ * client, `operator:<id>` for an operator calling a tool directly.
+ *
+ * `audit` and `health` are optional so a context can be built from the four fields alone; build the
+ * context with {@link createHalToolContext} to get all of them from the app's deps.
+ */
+export interface HalToolContext {
+  core: HalCore;
+  actor: AuditActor;
+  actions: HalToolActions;
+  /** The skill document's text. */
+  skill: () => Promise<string>;
+  /** The audit log `hal_audit_list` reads (the console's `/ops/api/hal/audit` reads the same one). */
+  audit?: Pick<AuditLog, 'list'>;
+  /** What `GET /api/health` reports. */
+  health?: () => Promise<HealthReport>;
+}
+
+/** Settings of {@link createHalToolContext}. */
+export interface HalToolContextSettings {
+  actor: AuditActor;
+  actions: HalToolActions;
+  /** The skill text (default: {@link loadSkill}). */
+  skill?: () => Promise<string>;
+}
+
+/**
+ * Builds the full tool context from the app's deps: the core, the audit log, the health report of
+ * `/api/health`, and the skill document.
+ *
+ * @throws HalError `internal_error` when the core is not running.
+ * @example
+ * const context = createHalToolContext(deps, { actor: `ai:${connection.id}`, actions: store.actions });
+ * await executeTool(createHalTools(), 'hal_servers_list', {}, context);
+ */
+export function createHalToolContext(deps: AppDeps, settings: HalToolContextSettings): HalToolContext {
+  if (!deps.core) throw new HalError('internal_error', 'The HAL core is not running');
+  return {
+    core: deps.core,
+    actor: settings.actor,
+    actions: settings.actions,
+    skill: settings.skill ?? (() => loadSkill()),
+    audit: deps.audit,
+    health: () => readHealth(deps),
+  };
+}
