@@ -47,8 +47,16 @@ export function describeProviderFaults(subject: FaultSuiteSubject): void {
         },
         ...settings,
       });
-    const stream = async (settings?: HttpProviderSettings, options: Partial<CallOptions> = {}) =>
-      collectStreamParts((await model(settings).doStream({ prompt, ...options })).stream);
+    const stream = async (settings?: HttpProviderSettings, options: Partial<CallOptions> = {}) => {
+      const parts = await collectStreamParts((await model(settings).doStream({ prompt, ...options })).stream);
+      // Whatever went wrong, the key must never reach an error a person or a log will see.
+      for (const part of parts) {
+        if (part.type === 'error') {
+          expect(`${part.error.message} ${JSON.stringify(part.error.details)}`).not.toContain(apiKey);
+        }
+      }
+      return parts;
+    };
 
     beforeEach(async () => {
       sleeps.length = 0;

@@ -61,6 +61,7 @@ describe('createFakeGemini with the official SDK', () => {
     fake.enqueue(
       { error: { status: 429 } },
       { error: { status: 503 } },
+      { error: { status: 529 } },
       { text: 'a', streamError: 'overloaded' },
     );
     await expect(ai.models.generateContent({ model: 'm', contents: 'x' })).rejects.toBeInstanceOf(ApiError);
