@@ -68,6 +68,9 @@ describe('createFakeGemini with the official SDK', () => {
     await expect(ai.models.generateContent({ model: 'm', contents: 'x' })).rejects.toMatchObject({
       status: 503,
     });
+    await expect(ai.models.generateContent({ model: 'm', contents: 'x' })).rejects.toMatchObject({
+      status: 529,
+    });
     const consume = async () => {
       for await (const _chunk of await ai.models.generateContentStream({ model: 'm', contents: 'x' })) {
         // drain
