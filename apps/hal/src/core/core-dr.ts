@@ -63,8 +63,48 @@ export function verifySnapshot(file: string): { ok: boolean; detail: string } {
 }
 
 /** Disaster recovery: real online SQLite backups, verified after writing. */
-export function createDrFunctions(ctx: CoreContext, sqlite: BetterSqlite3.Database) {
+export function createDrFunctions(
+  ctx: CoreContext,
+  sqlite: BetterSqlite3.Database,
+  /** How many snapshots to keep (the `dr.retention_count` setting). */
+  retention: () => Promise<number> = async () => 14,
+) {
   const { db, audit } = ctx;
+  /** Drops the oldest snapshots beyond the retention count (rows and files), with one audit entry. */
+  async function prune(actor: Actor): Promise<void> {
+    const keep = Math.max(1, await retention());
+    const old = await db
+      .selectFrom('dr_snapshots')
+      .selectAll()
+      .orderBy('id', 'desc')
+      .limit(1000)
+      .offset(keep)
+      .execute();
+    if (old.length === 0) return;
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .deleteFrom('dr_snapshots')
+        .where(
+          'id',
+          'in',
+          old.map((r) => r.id),
+        )
+        .execute();
+      await audit.append(
+        {
+          actor,
+          action: 'dr.prune',
+          target: 'dr',
+          details: { keep, removed: old.map((r) => path.basename(r.path)) },
+        },
+        trx,
+      );
+    });
+    for (const row of old) {
+      for (const suffix of ['', '-wal', '-shm']) await fs.rm(`${row.path}${suffix}`, { force: true });
+    }
+  }
+
   return {
     /** Age, verification and count of the snapshots, with the most recent ones. */
     async status(): Promise<DrStatus> {
@@ -97,6 +137,13 @@ export function createDrFunctions(ctx: CoreContext, sqlite: BetterSqlite3.Databa
       const id = ctx.newId('dr');
       const file = path.join(dir, `hal-${stamp}-${id.slice(-8)}.db`);
       await sqlite.backup(file);
+      // The copy inherits WAL mode; a self-contained single file is what a restore needs (and what we hash).
+      const copy = new BetterSqlite3(file);
+      try {
+        copy.pragma('journal_mode = DELETE');
+      } finally {
+        copy.close();
+      }
       const { sha256, size } = await hashFile(file);
       const check = verifySnapshot(file);
       const snapshot = await db.transaction().execute(async (trx) => {
@@ -122,6 +169,7 @@ export function createDrFunctions(ctx: CoreContext, sqlite: BetterSqlite3.Databa
         );
         return snapshot;
       });
+      await prune(actor);
       return { snapshot };
     },
   };

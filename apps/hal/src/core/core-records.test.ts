@@ -154,7 +154,7 @@ describe('incidents, mail, emergency, DR, changelog, settings, overview', () => 
     );
     expect(confidential.code).toBe('secret_not_allowed');
     expect(confidential.status).toBe(400);
-    const token = randomBytes(24).toString('base64url');
+    const token = `${randomBytes(24).toString('base64url')}Aa1`;
     expect(looksLikeSecret(token)).toBe(true);
     expect(
       (await rejection(t.core.settings.set(operator, { key: 'maintenance.banner', value: token }))).code,
@@ -164,6 +164,10 @@ describe('incidents, mail, emergency, DR, changelog, settings, overview', () => 
       (await rejection(t.core.settings.set(operator, { key: 'maintenance.banner', value: pem }))).code,
     ).toBe('secret_not_allowed');
     expect(looksLikeSecret('Upgrade window tonight 22:00-23:00 UTC')).toBe(false);
+    expect(looksLikeSecret('see https://status.example.com/incidents/2026-11-30/mail-relay-outage')).toBe(
+      false,
+    );
+    expect(looksLikeSecret(randomBytes(20).toString('hex'))).toBe(true);
     expect((await rejection(t.core.settings.set(operator, { key: 'no.such', value: 1 }))).code).toBe(
       'validation_failed',
     );
@@ -204,5 +208,18 @@ describe('incidents, mail, emergency, DR, changelog, settings, overview', () => 
     expect(overview.dr.count).toBe(1);
     expect(overview.runner.status).toBe('running');
     expect(overview.recentJobs.length).toBeGreaterThan(0);
+  });
+  it('keeps only dr.retention_count snapshots, removing the oldest files', async () => {
+    const before = (await t.core.dr.status()).recent.map((s) => s.file);
+    await t.core.settings.set(operator, { key: 'dr.retention_count', value: 2 });
+    await t.core.dr.snapshot(operator);
+    await t.core.dr.snapshot(operator);
+    const status = await t.core.dr.status();
+    expect(status.count).toBe(2);
+    for (const file of before) await expect(fs.stat(path.join(t.dataDir, 'dr', file))).rejects.toThrow();
+    expect((await fs.readdir(path.join(t.dataDir, 'dr'))).sort()).toEqual(
+      status.recent.map((s) => s.file).sort(),
+    );
+    expect(await auditActions(t.audit)).toContain('dr.prune');
   });
 });

@@ -145,7 +145,11 @@ export function looksLikeSecret(value: string): boolean {
   if (value.includes('-----BEGIN')) return true;
   for (const word of value.split(/[\s"'=:,;]+/)) {
     if (word.length >= 16 && KEY_PREFIXES.test(word)) return true;
-    if (word.length >= 24 && /^[A-Za-z0-9+/_.-]+={0,2}$/.test(word) && entropy(word) >= 3.5) return true;
+    if (word.length >= 32 && /^[0-9a-f]+$/i.test(word)) return true;
+    // Random tokens mix cases and digits; paths, URLs and host names rarely do.
+    const mixed = /[a-z]/.test(word) && /[A-Z]/.test(word) && /[0-9]/.test(word);
+    if (word.length >= 24 && mixed && /^[A-Za-z0-9+/_.-]+={0,2}$/.test(word) && entropy(word) >= 3.5)
+      return true;
   }
   return false;
 }

@@ -78,8 +78,12 @@ export function createHalCore(options: HalCoreOptions) {
   const incidents = createIncidentFunctions(ctx);
   const mail = createMailFunctions(ctx);
   const emergency = createEmergencyFunctions(ctx);
-  const dr = createDrFunctions(ctx, options.sqlite);
   const settings = createSettingsFunctions(ctx, wake);
+  const numberSetting = async (key: string, fallback: number) => {
+    const value = await settings.value(key);
+    return typeof value === 'number' ? value : fallback;
+  };
+  const dr = createDrFunctions(ctx, options.sqlite, () => numberSetting('dr.retention_count', 14));
 
   const handlers = {
     ...createDeploymentHandlers(ctx, {
@@ -128,6 +132,9 @@ export function createHalCore(options: HalCoreOptions) {
   }
 
   async function sampleMetrics(): Promise<void> {
+    const days = await numberSetting('metrics.retention_days', 14);
+    const cutoff = new Date(clock.now() - days * 86_400_000).toISOString();
+    await ctx.db.deleteFrom('server_metrics').where('at', '<', cutoff).execute();
     const live = await ctx.db
       .selectFrom('servers')
       .select('id')
