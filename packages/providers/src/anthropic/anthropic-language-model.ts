@@ -139,7 +139,7 @@ export class AnthropicLanguageModel implements LanguageModel {
       stream: true,
     };
     const call = this.call(options, body);
-    return streamProviderCall(call, this.config.settings, new AnthropicStreamMapper(call.secrets));
+    return streamProviderCall(call, this.config.settings, () => new AnthropicStreamMapper(call.secrets));
   }
 }
 

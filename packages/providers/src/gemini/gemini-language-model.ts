@@ -144,7 +144,7 @@ export class GeminiLanguageModel implements LanguageModel {
     return streamProviderCall(
       call,
       this.config.settings,
-      new GeminiStreamMapper(call.secrets, this.config.generateId),
+      () => new GeminiStreamMapper(call.secrets, this.config.generateId),
     );
   }
 }

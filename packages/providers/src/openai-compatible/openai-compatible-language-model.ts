@@ -154,7 +154,7 @@ export class OpenAICompatibleLanguageModel implements LanguageModel {
     return streamProviderCall(
       call,
       this.config.settings,
-      new OpenAICompatibleStreamMapper(this.provider, call.secrets),
+      () => new OpenAICompatibleStreamMapper(this.provider, call.secrets),
     );
   }
 }

@@ -30,6 +30,8 @@ export interface ProviderResponse {
   json(): Promise<unknown>;
   /** Stops reading and releases the socket. */
   release(): void;
+  /** How many retries it took to get this response. */
+  retriesUsed?: number;
 }
 
 function interrupted(provider: string): HalError {
@@ -51,7 +53,7 @@ export async function sendProviderRequest(
   for (let attempt = 0; ; attempt += 1) {
     if (call.abortSignal?.aborted) throw interrupted(call.provider);
     const response = await openOnce(call, settings);
-    if (response.status < 400) return response;
+    if (response.status < 400) return Object.assign(response, { retriesUsed: attempt });
     const bodyText = await readText(response).catch(() => '');
     const retryAfterS = parseRetryAfter(response.headers, now());
     const error = httpError(call.provider, response.status, bodyText, call.secrets, retryAfterS);
@@ -60,9 +62,13 @@ export async function sendProviderRequest(
       attempt < maxRetries &&
       (retryAfterS === undefined || retryAfterS <= HTTP_DEFAULTS.maxRetryAfterS);
     if (!canRetry) throw error;
-    const delay = retryAfterS !== undefined ? retryAfterS * 1000 : 250 * 2 ** attempt;
-    await sleep(delay, call.abortSignal);
+    await sleep(retryDelayMs(retryAfterS, attempt), call.abortSignal);
   }
+}
+
+/** @internal The wait before retry number `attempt` (0-based): `Retry-After` if given, else a short backoff. */
+export function retryDelayMs(retryAfterS: number | undefined, attempt: number): number {
+  return retryAfterS !== undefined ? retryAfterS * 1000 : 250 * 2 ** attempt;
 }
 
 async function readText(response: ProviderResponse): Promise<string> {

@@ -188,6 +188,27 @@ export function describeProviderFaults(subject: FaultSuiteSubject): void {
       const codes = [];
       for (let index = 0; index < 3; index += 1) codes.push(errorOf(await stream()).code);
       expect(codes).toEqual(['provider_unavailable', 'provider_rate_limited', 'provider_bad_response']);
+      // Text had reached the consumer each time, so none of them was retried.
+      expect(fake.requests).toHaveLength(3);
+    });
+
+    it('retries an overload or rate-limit event that came before any output, within the same budget', async () => {
+      fake.enqueue(
+        { streamError: 'overloaded' },
+        { error: { status: 429, retryAfter: 0 } },
+        { text: 'recovered' },
+      );
+      const parts = await stream();
+      expect(streamedText(parts)).toBe('recovered');
+      expect(parts.at(-1)).toMatchObject({ type: 'finish' });
+      expect(fake.requests).toHaveLength(3);
+      fake.enqueue(
+        { streamError: 'rate_limit' },
+        { streamError: 'rate_limit' },
+        { streamError: 'rate_limit' },
+      );
+      expect(errorOf(await stream()).code).toBe('provider_rate_limited');
+      expect(fake.requests).toHaveLength(6);
     });
 
     it('maps connection refused to provider_unavailable', async () => {

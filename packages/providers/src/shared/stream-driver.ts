@@ -1,7 +1,12 @@
 import { HalError, type StreamPart } from '@hal-ai/spec';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { type ProviderCall, type ProviderResponse, sendProviderRequest } from './http-client.js';
-import type { HttpProviderSettings } from './http-settings.js';
+import {
+  type ProviderCall,
+  type ProviderResponse,
+  retryDelayMs,
+  sendProviderRequest,
+} from './http-client.js';
+import { defaultSleep, HTTP_DEFAULTS, type HttpProviderSettings } from './http-settings.js';
 import { badResponse } from './provider-error.js';
 
 /** @internal Turns one provider's SSE events into stream parts. Throw `HalError` to end the stream with an error. */
@@ -23,22 +28,58 @@ export function parseEventData(provider: string, event: EventSourceMessage): unk
   }
 }
 
+/** @internal How a part stream may send its call again after an early in-stream error. */
+export interface StreamRetry {
+  /** Retries left (shared with the HTTP-status retries of the first request). */
+  remaining: number;
+  open(maxRetries: number): Promise<ProviderResponse>;
+  sleep(milliseconds: number): Promise<void>;
+}
+
+// Parts that carry no output: an error after only these has shown the consumer nothing, so a retry is invisible.
+const PREAMBLE_PARTS = new Set<StreamPart['type']>(['stream-start', 'response-metadata']);
+
 /**
  * @internal The part stream of an accepted response. Errors become one final `error` part; cancelling the stream
  * releases the connection. Each pull reads one body chunk and enqueues every part it yields at once: one await per
- * network chunk rather than per part keeps the adapter close to a raw client under load.
+ * network chunk rather than per part keeps the adapter close to a raw client under load. An overload or rate-limit
+ * error event that arrives before any output is retried like the HTTP status would be.
  */
 export function createPartStream(
   provider: string,
-  response: ProviderResponse,
-  mapper: StreamEventMapper,
+  firstResponse: ProviderResponse,
+  createMapper: () => StreamEventMapper,
+  retry?: StreamRetry,
 ): ReadableStream<StreamPart> {
-  const chunks = response.chunks();
-  const decoder = new TextDecoder();
+  let response = firstResponse;
+  let mapper = createMapper();
+  let chunks = response.chunks();
+  let decoder = new TextDecoder();
   const events: EventSourceMessage[] = [];
   // An event still incomplete when the body ends is never dispatched (SSE rules), so a cut stream has no half event.
-  const parser = createParser({ onEvent: (event) => events.push(event) });
+  let parser = createParser({ onEvent: (event) => events.push(event) });
   let finished = false;
+  let outputSent = false;
+  let streamRetries = 0;
+
+  const restart = async (error: unknown): Promise<boolean> => {
+    const retryable =
+      HalError.isInstance(error) &&
+      (error.code === 'provider_unavailable' || error.code === 'provider_rate_limited');
+    if (!retry || outputSent || !retryable || retry.remaining <= 0 || finished) return false;
+    response.release();
+    retry.remaining -= 1;
+    await retry.sleep(retryDelayMs(undefined, streamRetries));
+    streamRetries += 1;
+    response = await retry.open(retry.remaining);
+    retry.remaining -= response.retriesUsed ?? 0;
+    mapper = createMapper();
+    chunks = response.chunks();
+    decoder = new TextDecoder();
+    events.length = 0;
+    parser = createParser({ onEvent: (event) => events.push(event) });
+    return true;
+  };
 
   return new ReadableStream<StreamPart>(
     {
@@ -46,6 +87,10 @@ export function createPartStream(
         controller.enqueue({ type: 'stream-start' });
       },
       async pull(controller) {
+        const enqueue = (part: StreamPart) => {
+          if (!PREAMBLE_PARTS.has(part.type)) outputSent = true;
+          controller.enqueue(part);
+        };
         const finish = (error?: unknown) => {
           finished = true;
           if (error !== undefined) {
@@ -59,17 +104,27 @@ export function createPartStream(
           controller.close();
           response.release();
         };
+        const failOrRetry = async (error: unknown): Promise<boolean> => {
+          try {
+            if (await restart(error)) return true;
+          } catch (retryError) {
+            finish(retryError);
+            return false;
+          }
+          finish(error);
+          return false;
+        };
         while (!finished) {
           let next: IteratorResult<Uint8Array>;
           try {
             next = await chunks.next();
           } catch (error) {
-            finish(error);
+            if (await failOrRetry(error)) continue;
             return;
           }
           try {
             if (next.done) {
-              for (const part of mapper.onEnd()) controller.enqueue(part);
+              for (const part of mapper.onEnd()) enqueue(part);
               finish();
               return;
             }
@@ -77,7 +132,7 @@ export function createPartStream(
             let enqueued = false;
             while (events.length > 0 && !mapper.done) {
               for (const part of mapper.onEvent(events.shift() as EventSourceMessage)) {
-                controller.enqueue(part);
+                enqueue(part);
                 enqueued = true;
               }
             }
@@ -87,7 +142,7 @@ export function createPartStream(
             }
             if (enqueued) return;
           } catch (error) {
-            finish(error);
+            if (await failOrRetry(error)) continue;
             return;
           }
         }
@@ -129,11 +184,17 @@ export function parseToolInput(provider: string, toolName: string, text: string)
 export async function streamProviderCall(
   call: ProviderCall,
   settings: HttpProviderSettings,
-  mapper: StreamEventMapper,
+  createMapper: () => StreamEventMapper,
 ): Promise<{ stream: ReadableStream<StreamPart> }> {
   try {
     const response = await sendProviderRequest(call, settings);
-    return { stream: createPartStream(call.provider, response, mapper) };
+    const sleep = settings.sleep ?? defaultSleep;
+    const retry: StreamRetry = {
+      remaining: (settings.maxRetries ?? HTTP_DEFAULTS.maxRetries) - (response.retriesUsed ?? 0),
+      open: (maxRetries) => sendProviderRequest(call, { ...settings, maxRetries }),
+      sleep: (milliseconds) => sleep(milliseconds, call.abortSignal),
+    };
+    return { stream: createPartStream(call.provider, response, createMapper, retry) };
   } catch (error) {
     return {
       stream: errorPartStream(
