@@ -92,8 +92,10 @@ export const commands: Record<string, CliCommand> = {
     async run(context) {
       const config = configOrExit(context);
       if (config === null) return 1;
+      // Listen before announcing "listening", so a stop request right after it is not missed.
+      const stopSignal = context.stopSignal;
       const server = await startServer({ config, output: context.stdout, logger: createLogger() });
-      const signal = await context.stopSignal;
+      const signal = await stopSignal;
       server.deps.logger.info({ signal }, 'shutting down');
       await server.close();
       return 0;
@@ -164,20 +166,24 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     stderr.write(`hal: unknown command "${argv.join(' ')}"\n\n${usage()}`);
     return 2;
   }
-  const stopSignal =
-    options.stopSignal ??
-    new Promise<string>((resolve) => {
-      process.once('SIGINT', () => resolve('SIGINT'));
-      process.once('SIGTERM', () => resolve('SIGTERM'));
-    });
+  let stopSignal = options.stopSignal;
+  const context: CliContext = {
+    args: argv.slice(key.split(' ').length),
+    env: options.env ?? process.env,
+    stdout,
+    stderr,
+    // Created on first use: listening for SIGINT replaces Node's default exit, which short
+    // commands should keep.
+    get stopSignal() {
+      stopSignal ??= new Promise<string>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      return stopSignal;
+    },
+  };
   try {
-    return await command.run({
-      args: argv.slice(key.split(' ').length),
-      env: options.env ?? process.env,
-      stdout,
-      stderr,
-      stopSignal,
-    });
+    return await command.run(context);
   } catch (error) {
     const message = HalError.isInstance(error) || error instanceof Error ? error.message : String(error);
     stderr.write(`hal: ${message}\n`);

@@ -111,7 +111,7 @@ function serve(dataDir: string): Promise<Started> {
 
 function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
+    if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);
     child.once('exit', (code) => resolve(code));
     child.kill('SIGTERM');
   });
