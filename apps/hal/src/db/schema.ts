@@ -1,7 +1,13 @@
+import type { AiConnectionTables } from './tables/ai-connections.js';
 import type { AiRoomsTables } from './tables/ai-rooms.js';
 import type { CoreTables } from './tables/core.js';
 import type { FoundationTables } from './tables/foundation.js';
 import type { VaultTables } from './tables/vault.js';
 
 /** The whole database as kysely sees it: each area declares its own tables in `tables/`. */
-export interface Database extends FoundationTables, CoreTables, VaultTables, AiRoomsTables {}
+export interface Database
+  extends FoundationTables,
+    CoreTables,
+    VaultTables,
+    AiRoomsTables,
+    AiConnectionTables {}

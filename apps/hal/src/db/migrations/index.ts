@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as foundation from './0001-foundation.js';
 import * as core from './0002-core.js';
 import * as vault from './0003-vault.js';
+import * as aiConnections from './0004-ai-connections.js';
 import * as aiRooms from './0005-ai-rooms.js';
 
 /**
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-core': core,
   '0003-vault': vault,
+  '0004-ai-connections': aiConnections,
   '0005-ai-rooms': aiRooms,
 };
 

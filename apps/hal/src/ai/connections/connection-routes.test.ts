@@ -1,0 +1,336 @@
+import { createFakeAnthropic, createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
+import { HalError } from '@hal-ai/spec';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sessionCookieFrom, type TestSession } from '../../../test/foundation-harness.js';
+import {
+  type ConnectionsTestApp,
+  createConnectionsTestApp,
+  databaseBytes,
+  generatedSecret,
+} from './connection-fakes.test-support.js';
+
+const api = (path = '') => `/ops/api/ai/connections${path}`;
+const REAUTH_WINDOW_MS = 600_000;
+
+let t: ConnectionsTestApp;
+let session: TestSession;
+let apiKey: string;
+let openai: FakeServer;
+
+beforeEach(async () => {
+  apiKey = generatedSecret();
+  openai = await createFakeOpenAI({
+    apiKey,
+    models: [{ id: 'gpt-small' }, { id: 'gpt-large' }, { id: 'gpt-huge' }],
+  });
+  t = await createConnectionsTestApp({ firstByteTimeoutMs: 10_000, idleTimeoutMs: 10_000 });
+  session = await t.login();
+});
+
+afterEach(async () => {
+  await openai.close();
+  await t.close();
+});
+
+function openaiBody(overrides: Record<string, unknown> = {}) {
+  return {
+    provider: 'openai',
+    name: 'gpt',
+    auth: 'api_key',
+    apiKey,
+    baseUrl: openai.baseUrl,
+    model: 'gpt-small',
+    identity: { role: 'reviewer', traits: 'terse', instructions: 'cite evidence' },
+    tools: { preset: 'read_only' },
+    ...overrides,
+  };
+}
+
+describe('/ops/api/ai/connections', () => {
+  it('creates, lists, changes and deletes a connection with the spec shapes', async () => {
+    const created = await t.call('POST', api(), session, openaiBody());
+    expect(created.status).toBe(201);
+    const connection = created.body.connection;
+    expect(connection).toMatchObject({
+      name: 'gpt',
+      provider: 'openai',
+      auth: 'api_key',
+      baseUrl: openai.baseUrl,
+      model: 'gpt-small',
+      models: ['gpt-small', 'gpt-large', 'gpt-huge'],
+      identity: { role: 'reviewer', traits: 'terse', instructions: 'cite evidence' },
+      tools: { preset: 'read_only', enabled: [] },
+      status: 'active',
+      lastError: null,
+      secret: { hasKey: true },
+    });
+    expect(typeof connection.secret.hint).toBe('string');
+    expect(connection.lastCheckedAt).toBe(new Date(t.clock.now()).toISOString());
+    // The check really asked the provider, with the key.
+    expect(
+      openai.requests.some((r) => r.path === '/v1/models' && r.headers.authorization === `Bearer ${apiKey}`),
+    ).toBe(true);
+
+    const second = await t.call('POST', api(), session, {
+      provider: 'local-cli',
+      name: 'cli',
+      auth: 'cli',
+      cli: { tool: 'codex' },
+    });
+    expect(second.status).toBe(201);
+    expect(second.body.connection.secret).toEqual({ cli: true, tool: 'codex' });
+
+    const listed = await t.call('GET', api(), session);
+    expect(listed.status).toBe(200);
+    expect(listed.body.connections.map((c: { name: string }) => c.name)).toEqual(['gpt', 'cli']);
+    expect(listed.body.callbackUrl).toBe('http://localhost/ops/ai/oauth/callback');
+    const providerIds = listed.body.providers.map((p: { id: string }) => p.id);
+    expect(providerIds).toEqual(['anthropic', 'openai', 'openrouter', 'gemini', 'other', 'local-cli']);
+    expect(listed.body.providers[0].guide.apiKey).toMatch(/key/i);
+
+    const patched = await t.call('PATCH', api(`/${connection.id}`), session, {
+      name: 'gpt-main',
+      identity: { traits: 'patient' },
+      tools: { preset: 'custom', enabled: ['hal_health'] },
+      model: 'gpt-large',
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.connection).toMatchObject({
+      name: 'gpt-main',
+      identity: { role: 'reviewer', traits: 'patient', instructions: 'cite evidence' },
+      tools: { preset: 'custom', enabled: ['hal_health'] },
+      model: 'gpt-large',
+    });
+
+    const disabled = await t.call('PATCH', api(`/${connection.id}`), session, { status: 'disabled' });
+    expect(disabled.body.connection.status).toBe('disabled');
+    await expect(t.connections.languageModel(connection.id)).rejects.toMatchObject({
+      code: 'connection_inactive',
+    });
+    const enabled = await t.call('PATCH', api(`/${connection.id}`), session, { status: 'active' });
+    expect(enabled.body.connection.status).toBe('active');
+
+    const duplicate = await t.call('POST', api(), session, openaiBody({ name: 'GPT-MAIN' }));
+    expect(duplicate.status).toBe(409);
+
+    const deleted = await t.request(api(`/${connection.id}`), { method: 'DELETE', session });
+    expect(deleted.status).toBe(204);
+    const after = await t.call('GET', api(), session);
+    expect(after.body.connections.map((c: { name: string }) => c.name)).toEqual(['cli']);
+    expect((await t.deps.vault?.list())?.filter((id) => id.includes(connection.id))).toEqual([]);
+    const actions = (await t.deps.audit.list({ limit: 50 })).entries.map((e) => e.action);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'ai.connection.create',
+        'ai.connection.check',
+        'ai.connection.update',
+        'ai.connection.delete',
+      ]),
+    );
+    expect((await t.call('GET', api('/nope'), session)).status).toBe(404);
+    expect((await t.call('PATCH', api('/nope'), session, { name: 'x' })).status).toBe(404);
+  });
+
+  it('never lets the key out: responses, lists, audit, logs and the database file hold only hints', async () => {
+    const texts: string[] = [];
+    const record = async (result: Promise<{ status: number; text: string }>) => {
+      const value = await result;
+      texts.push(value.text);
+      return value;
+    };
+    const created = await record(t.call('POST', api(), session, openaiBody()));
+    const id = JSON.parse(created.text).connection.id as string;
+    await record(t.call('GET', api(), session));
+    await record(t.call('POST', api(`/${id}/test`), session));
+    await record(t.call('PATCH', api(`/${id}`), session, { name: 'renamed' }));
+    const replacement = generatedSecret();
+    await openai.close();
+    openai = await createFakeOpenAI({ apiKey: replacement, models: [{ id: 'gpt-small' }] });
+    await record(t.call('PATCH', api(`/${id}`), session, { baseUrl: openai.baseUrl, apiKey: replacement }));
+    await record(t.call('POST', api(`/${id}/secret`), session, { apiKey: replacement }));
+    await record(t.call('GET', api(), session));
+    // A failing check with the old key, to cover error paths and their logs too.
+    await record(t.call('POST', api(`/${id}/secret`), session, { apiKey }));
+    // Sanity: the checks really ran against the fake with these keys.
+    expect(openai.requests.filter((r) => r.path === '/v1/models').length).toBeGreaterThanOrEqual(3);
+
+    const audit = JSON.stringify(await t.deps.db.selectFrom('audit').selectAll().execute());
+    const bytes = databaseBytes(t.dbFile);
+    for (const secret of [apiKey, replacement]) {
+      for (const text of texts) expect(text).not.toContain(secret);
+      expect(audit).not.toContain(secret);
+      expect(t.logLines.join('\n')).not.toContain(secret);
+      expect(bytes).not.toContain(secret);
+      expect(bytes).not.toContain(Buffer.from(secret).toString('base64'));
+    }
+    expect(t.logLines.length).toBeGreaterThan(0);
+    expect(audit).toContain('ai.connection.secret');
+    expect(await t.deps.vault?.get(`connection:${id}:api_key`)).toBe(apiKey);
+  });
+
+  it('requires a recent password for key changes and deletion', async () => {
+    const created = await t.call('POST', api(), session, openaiBody());
+    const id = created.body.connection.id;
+    t.clock.advance(REAUTH_WINDOW_MS + 1);
+
+    const attempts = [
+      await t.call('POST', api(), session, openaiBody({ name: 'second' })),
+      await t.call('POST', api(`/${id}/secret`), session, { apiKey: generatedSecret() }),
+      await t.call('PATCH', api(`/${id}`), session, { baseUrl: openai.baseUrl, apiKey: generatedSecret() }),
+      await t.call('DELETE', api(`/${id}`), session),
+      await t.call('POST', api(), session, {
+        provider: 'other',
+        name: 'gateway',
+        auth: 'oauth',
+        baseUrl: openai.baseUrl,
+        oauth: {
+          authorizeUrl: openai.url,
+          tokenUrl: openai.url,
+          clientId: 'hal',
+          clientSecret: generatedSecret(),
+        },
+      }),
+    ];
+    for (const attempt of attempts) {
+      expect(attempt.status).toBe(401);
+      expect(attempt.body.error.code).toBe('reauth_required');
+    }
+    expect(await t.deps.vault?.get(`connection:${id}:api_key`)).toBe(apiKey);
+    expect((await t.call('GET', api(), session)).body.connections).toHaveLength(1);
+
+    // Changes that are not key changes still work outside the window.
+    expect((await t.call('PATCH', api(`/${id}`), session, { name: 'still-ok' })).status).toBe(200);
+    const cli = await t.call('POST', api(), session, {
+      provider: 'local-cli',
+      name: 'c',
+      auth: 'cli',
+      cli: { tool: 'claude' },
+    });
+    expect(cli.status).toBe(201);
+
+    const reauth = await t.request('/ops/api/reauth', {
+      method: 'POST',
+      session,
+      json: { password: t.alice.password },
+    });
+    expect(reauth.status).toBe(200);
+    const renewed = { ...session, cookie: sessionCookieFrom(reauth) ?? session.cookie };
+    expect((await t.call('DELETE', api(`/${id}`), renewed)).status).toBe(204);
+  });
+
+  it('refuses a base-URL change without the key, and re-checks against the new URL with it', async () => {
+    const created = await t.call('POST', api(), session, openaiBody());
+    const id = created.body.connection.id;
+    const other = await createFakeOpenAI({ apiKey, models: [{ id: 'gpt-small' }, { id: 'other-model' }] });
+    try {
+      const refused = await t.call('PATCH', api(`/${id}`), session, { baseUrl: other.baseUrl });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('validation_failed');
+      expect(refused.body.error.issues).toEqual([expect.objectContaining({ path: 'apiKey' })]);
+      expect((await t.connections.get(id))?.baseUrl).toBe(openai.baseUrl);
+
+      const moved = await t.call('PATCH', api(`/${id}`), session, { baseUrl: other.baseUrl, apiKey });
+      expect(moved.status).toBe(200);
+      expect(moved.body.connection).toMatchObject({
+        baseUrl: other.baseUrl,
+        models: ['gpt-small', 'other-model'],
+      });
+      expect(other.requests.some((r) => r.path === '/v1/models')).toBe(true);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('stores the checked model list and refuses models not on it', async () => {
+    const created = await t.call('POST', api(), session, openaiBody({ model: undefined }));
+    const id = created.body.connection.id;
+    openai.setModels([{ id: 'gpt-small' }, { id: 'gpt-next', displayName: 'GPT Next' }]);
+    const checked = await t.call('POST', api(`/${id}/test`), session);
+    expect(checked.status).toBe(200);
+    expect(checked.body.models).toEqual([{ id: 'gpt-small' }, { id: 'gpt-next', displayName: 'GPT Next' }]);
+    expect(checked.body.connection.models).toEqual(['gpt-small', 'gpt-next']);
+
+    const unknown = await t.call('PATCH', api(`/${id}`), session, { model: 'gpt-imaginary' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.code).toBe('model_unavailable');
+    expect((await t.connections.get(id))?.model).toBeNull();
+    const known = await t.call('PATCH', api(`/${id}`), session, { model: 'gpt-next' });
+    expect(known.body.connection.model).toBe('gpt-next');
+
+    // The model a turn gets is the chosen one, through the stored key.
+    const model = await t.connections.languageModel(id);
+    expect(model.modelId).toBe('gpt-next');
+    const result = await model.doGenerate({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
+    expect(result.content.length).toBeGreaterThan(0);
+    expect(openai.requests.at(-1)?.headers.authorization).toBe(`Bearer ${apiKey}`);
+  });
+
+  it('marks an API-key connection `error` when the provider answers 401, and active again with a good key', async () => {
+    const wrong = generatedSecret();
+    const created = await t.call('POST', api(), session, openaiBody({ apiKey: wrong }));
+    expect(created.status).toBe(201);
+    expect(created.body.connection.status).toBe('error');
+    expect(created.body.connection.lastError.code).toBe('provider_auth');
+    expect(created.body.connection.models).toBeNull();
+
+    const fixed = await t.call('POST', api(`/${created.body.connection.id}/secret`), session, { apiKey });
+    expect(fixed.body.connection).toMatchObject({ status: 'active', lastError: null });
+
+    const anthropic = await createFakeAnthropic({ apiKey, models: [{ id: 'claude-x' }] });
+    try {
+      const claude = await t.call('POST', api(), session, {
+        provider: 'anthropic',
+        name: 'claude',
+        auth: 'api_key',
+        apiKey,
+        baseUrl: anthropic.url,
+        model: 'claude-x',
+      });
+      expect(claude.body.connection.status).toBe('active');
+      expect(anthropic.requests.at(-1)?.headers['x-api-key']).toBe(apiKey);
+      // A 401 during a turn: API-key connections go to `error`.
+      await t.connections.reportProviderError(
+        claude.body.connection.id,
+        new HalError('provider_auth', 'invalid x-api-key'),
+      );
+      expect((await t.connections.get(claude.body.connection.id))?.status).toBe('error');
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it('reports every validation problem as validation_failed with field issues', async () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [openaiBody({ name: 'has space' }), 'name'],
+      [openaiBody({ provider: 'nope' }), 'provider'],
+      [openaiBody({ provider: 'other', baseUrl: undefined }), 'baseUrl'],
+      [openaiBody({ baseUrl: 'http://user:pw@127.0.0.1/v1' }), 'baseUrl'],
+      [openaiBody({ tools: { preset: 'everything' } }), 'tools.preset'],
+      [{ provider: 'local-cli', name: 'x', auth: 'cli' }, 'cli.tool'],
+      [openaiBody({ extra: true }), 'extra'],
+    ];
+    for (const [body, path] of cases) {
+      const response = await t.call('POST', api(), session, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error.code).toBe('validation_failed');
+      expect(response.body.error.issues.map((issue: { path: string }) => issue.path)).toContain(path);
+      expect(response.text).not.toContain(apiKey);
+    }
+    expect((await t.call('GET', api(), session)).body.connections).toEqual([]);
+  });
+
+  it('tells listeners about creates, updates and deletes', async () => {
+    const events: string[] = [];
+    const off = t.connections.onChange((event) => events.push(`${event.type}:${event.connection.name}`));
+    const created = await t.call('POST', api(), session, openaiBody());
+    await t.call('DELETE', api(`/${created.body.connection.id}`), session);
+    off();
+    await t.call('POST', api(), session, openaiBody({ name: 'later' }));
+    expect(events[0]).toBe('created:gpt');
+    expect(events).toContain('updated:gpt');
+    expect(events.at(-1)).toBe('deleted:gpt');
+    expect(events.some((event) => event.endsWith(':later'))).toBe(false);
+  });
+});

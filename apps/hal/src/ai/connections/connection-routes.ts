@@ -1,0 +1,244 @@
+import { HAL_ERROR_STATUS, HalError } from '@hal-ai/spec';
+import { type Context, Hono } from 'hono';
+import type { AppDeps } from '../../deps.js';
+import type { AppEnv } from '../../http/env.js';
+import { toHalError } from '../../http/http-errors.js';
+import { requireRecent } from '../../http/require-recent.js';
+import type { ConnectionManager } from './connection-service.js';
+
+type Ctx = Context<AppEnv>;
+
+/** Where the OAuth callback page lives (relative to the HAL origin). */
+export const OAUTH_CALLBACK_PATH = '/ops/ai/oauth/callback';
+/** The external script of the callback page (the CSP forbids inline script). */
+export const OAUTH_CALLBACK_SCRIPT_PATH = '/ops/ai/oauth/callback.js';
+
+/** The `postMessage` type the callback page sends to its opener. */
+export const OAUTH_MESSAGE_TYPE = 'hal-oauth';
+
+async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new HalError('validation_failed', 'The body is not valid JSON', {
+      details: { issues: [{ path: '', message: 'invalid JSON' }] },
+    });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new HalError('validation_failed', 'The body must be a JSON object', {
+      details: { issues: [{ path: '', message: 'expected an object' }] },
+    });
+  }
+  return value as Record<string, unknown>;
+}
+
+/** The callback URL as the operator's browser reaches HAL (proxy headers only when trusted). */
+function callbackUrlOf(c: Ctx, deps: AppDeps): string {
+  const url = new URL(c.req.url);
+  let origin = url.origin;
+  if (deps.config.trustProxy) {
+    const proto = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim();
+    const host = c.req.header('x-forwarded-host')?.split(',')[0]?.trim();
+    if (proto && /^https?$/.test(proto))
+      origin = `${proto}://${host && /^[\w.:[\]-]+$/.test(host) ? host : url.host}`;
+  }
+  return `${origin}${OAUTH_CALLBACK_PATH}`;
+}
+
+function connectionsOf(deps: AppDeps): ConnectionManager {
+  if (!deps.connections) throw new HalError('internal_error', 'AI connections are not configured');
+  return deps.connections;
+}
+
+/** `requireRecent` inside a handler, for requests that are key changes only with certain fields. */
+async function assertRecent(c: Ctx, deps: AppDeps): Promise<void> {
+  await requireRecent(deps)(c, async () => {});
+}
+
+function hasSecretField(body: Record<string, unknown>): boolean {
+  const oauth = body.oauth as Record<string, unknown> | undefined;
+  return body.apiKey !== undefined || (typeof oauth === 'object' && oauth?.clientSecret !== undefined);
+}
+
+/**
+ * The connection routes under `/ops/api/ai` (SPEC §13): list/create/change/delete, check, replace a
+ * secret, OAuth start, and the discovered CLIs. Key changes (creating with a key or client secret,
+ * replacing one, OAuth login, delete) pass `requireRecent`.
+ *
+ * @example
+ * app.route('/ops/api/ai', createConnectionRoutes(deps));
+ */
+export function createConnectionRoutes(deps: AppDeps): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+
+  routes.get('/connections', async (c) => {
+    const connections = connectionsOf(deps);
+    return c.json({
+      connections: await connections.list(),
+      providers: connections.providers(),
+      callbackUrl: callbackUrlOf(c, deps),
+    });
+  });
+
+  routes.post('/connections', async (c) => {
+    const body = await jsonBody(c);
+    if (hasSecretField(body)) await assertRecent(c, deps);
+    const connection = await connectionsOf(deps).create(body, c.get('operator'));
+    return c.json({ connection }, 201);
+  });
+
+  routes.patch('/connections/:id', async (c) => {
+    const body = await jsonBody(c);
+    if (body.apiKey !== undefined) await assertRecent(c, deps);
+    const connection = await connectionsOf(deps).update(c.req.param('id'), body, c.get('operator'));
+    return c.json({ connection });
+  });
+
+  routes.delete('/connections/:id', requireRecent(deps), async (c) => {
+    await connectionsOf(deps).remove(c.req.param('id'), c.get('operator'));
+    return c.body(null, 204);
+  });
+
+  routes.post('/connections/:id/test', async (c) => {
+    const result = await connectionsOf(deps).check(c.req.param('id'), c.get('operator'));
+    return c.json(result);
+  });
+
+  routes.post('/connections/:id/secret', requireRecent(deps), async (c) => {
+    const body = await jsonBody(c);
+    const connection = await connectionsOf(deps).replaceSecret(c.req.param('id'), body, c.get('operator'));
+    return c.json({ connection });
+  });
+
+  routes.post('/connections/:id/oauth/start', requireRecent(deps), async (c) => {
+    const result = await connectionsOf(deps).startOAuth(
+      c.req.param('id'),
+      c.get('operator'),
+      callbackUrlOf(c, deps),
+    );
+    return c.json(result);
+  });
+
+  routes.get('/cli', async (c) => c.json({ clis: await connectionsOf(deps).listClis() }));
+
+  return routes;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(
+    /[&<>"']/g,
+    (character) =>
+      ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character] ?? character,
+  );
+}
+
+function callbackPage(result: {
+  ok: boolean;
+  connectionId: string | null;
+  status: string | null;
+  code: string | null;
+  message: string;
+}): string {
+  const attributes = [
+    ['data-ok', String(result.ok)],
+    ['data-connection-id', result.connectionId ?? ''],
+    ['data-status', result.status ?? ''],
+    ['data-code', result.code ?? ''],
+    ['data-message', result.message],
+  ]
+    .map(([name, value]) => `${name}="${escapeHtml(value ?? '')}"`)
+    .join(' ');
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>HAL — OAuth login</title>
+<script src="${OAUTH_CALLBACK_SCRIPT_PATH}" defer></script></head>
+<body><main id="hal-oauth-result" ${attributes}>
+<h1>${result.ok ? 'Login complete' : 'Login failed'}</h1>
+<p>${escapeHtml(result.message)}</p>
+<p>You can close this window.</p>
+</main></body>
+</html>`;
+}
+
+/** Reports the result to the window that opened the popup (same origin only) and closes it. */
+const CALLBACK_SCRIPT = `(() => {
+  const result = document.getElementById('hal-oauth-result');
+  if (!result) return;
+  const data = result.dataset;
+  const message = {
+    type: '${OAUTH_MESSAGE_TYPE}',
+    ok: data.ok === 'true',
+    connectionId: data.connectionId || null,
+    status: data.status || null,
+    code: data.code || null,
+    message: data.message || '',
+  };
+  if (window.opener && !window.opener.closed) {
+    window.opener.postMessage(message, window.location.origin);
+    window.close();
+  }
+})();
+`;
+
+/**
+ * The OAuth callback page under `/ops/ai/oauth` (`/callback?code&state` and its script). The page
+ * carries the result in data attributes; an external script posts it to the opener and closes the
+ * popup, because the CSP allows no inline script.
+ *
+ * @example
+ * app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
+ */
+export function createOAuthCallbackRoutes(deps: AppDeps): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+
+  routes.get('/callback.js', (c) => {
+    c.header('content-type', 'text/javascript; charset=utf-8');
+    c.header('cache-control', 'no-cache');
+    return c.body(CALLBACK_SCRIPT);
+  });
+
+  routes.get('/callback', async (c) => {
+    c.header('cache-control', 'no-store');
+    const query = {
+      code: c.req.query('code'),
+      state: c.req.query('state'),
+      error: c.req.query('error'),
+    };
+    try {
+      const connection = await connectionsOf(deps).completeOAuth(query, c.get('operator'));
+      return c.html(
+        callbackPage({
+          ok: true,
+          connectionId: connection.id,
+          status: connection.status,
+          code: connection.lastError?.code ?? null,
+          message:
+            connection.status === 'active'
+              ? `${connection.name} is connected.`
+              : `${connection.name}: ${connection.lastError?.message ?? connection.status}`,
+        }),
+      );
+    } catch (error) {
+      const halError = toHalError(error);
+      if (halError.status >= 500 && HAL_ERROR_STATUS[halError.code] !== null) {
+        deps.logger.error({ err: error }, 'oauth callback failed');
+      }
+      const status = HAL_ERROR_STATUS[halError.code] ?? 502;
+      return c.html(
+        callbackPage({
+          ok: false,
+          connectionId: null,
+          status: null,
+          code: halError.code,
+          message: halError.code === 'internal_error' ? 'Internal error' : halError.message,
+        }),
+        status as 400,
+      );
+    }
+  });
+
+  return routes;
+}

@@ -1,0 +1,106 @@
+import { TOOL_PRESETS } from '@hal-ai/spec';
+import * as v from 'valibot';
+
+/** Providers a connection may name. */
+export const CONNECTION_PROVIDERS = [
+  'anthropic',
+  'openai',
+  'gemini',
+  'openrouter',
+  'other',
+  'local-cli',
+] as const;
+
+/**
+ * Names are what operators type after `@` in the unified room: no spaces, letters of any script,
+ * digits, `_ . -`; 1–40 characters.
+ */
+export const CONNECTION_NAME_PATTERN = /^[\p{L}\p{N}][\p{L}\p{N}_.-]{0,39}$/u;
+
+const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
+
+/** A provider base URL or OAuth endpoint: http(s), no credentials in it (they would land in the database). */
+export const endpointSchema = v.pipe(
+  v.string(),
+  v.maxLength(2000),
+  v.check((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'https:' || url.protocol === 'http:') && !url.username && !url.password;
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL without user name or password'),
+);
+
+const secretSchema = v.pipe(v.string(), v.minLength(1), v.maxLength(16 * 1024));
+
+const identitySchema = v.strictObject({
+  role: v.optional(text(2000), ''),
+  traits: v.optional(text(2000), ''),
+  instructions: v.optional(text(8000), ''),
+});
+
+const toolsSchema = v.strictObject({
+  preset: v.picklist(TOOL_PRESETS),
+  enabled: v.optional(
+    v.pipe(v.array(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,63}$/))), v.maxLength(200)),
+  ),
+});
+
+/** Non-secret OAuth client settings; `clientSecret` goes to the vault. */
+const oauthSchema = v.strictObject({
+  /** `openrouter` (PKCE key issuance), `google`, or `custom` (operator-supplied client). */
+  preset: v.optional(v.picklist(['openrouter', 'google', 'custom'])),
+  authorizeUrl: v.optional(endpointSchema),
+  tokenUrl: v.optional(endpointSchema),
+  keysUrl: v.optional(endpointSchema),
+  clientId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(500))),
+  clientSecret: v.optional(secretSchema),
+  scopes: v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(/^\S{1,200}$/))), v.maxLength(50))),
+  clientAuthMethod: v.optional(v.picklist(['client_secret_post', 'client_secret_basic'])),
+});
+
+/** `POST /connections` body. */
+export const createConnectionSchema = v.strictObject({
+  provider: v.picklist(CONNECTION_PROVIDERS),
+  name: v.pipe(v.string(), v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - (no spaces)')),
+  auth: v.picklist(['api_key', 'oauth', 'cli']),
+  apiKey: v.optional(secretSchema),
+  baseUrl: v.optional(v.nullable(endpointSchema)),
+  model: v.optional(v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(200)))),
+  identity: v.optional(identitySchema, {}),
+  tools: v.optional(toolsSchema, { preset: 'all' }),
+  cli: v.optional(v.strictObject({ tool: v.picklist(['claude', 'codex']) })),
+  oauth: v.optional(oauthSchema),
+});
+
+/** `PATCH /connections/:id` body. */
+export const updateConnectionSchema = v.strictObject({
+  name: v.optional(
+    v.pipe(v.string(), v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - (no spaces)')),
+  ),
+  identity: v.optional(v.partial(identitySchema)),
+  model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
+  tools: v.optional(toolsSchema),
+  baseUrl: v.optional(v.nullable(endpointSchema)),
+  apiKey: v.optional(secretSchema),
+  status: v.optional(v.picklist(['active', 'disabled'])),
+  oauth: v.optional(v.omit(oauthSchema, ['clientSecret'])),
+});
+
+/** `POST /connections/:id/secret` body: a new API key, or a new OAuth client secret. */
+export const replaceSecretSchema = v.pipe(
+  v.strictObject({ apiKey: v.optional(secretSchema), clientSecret: v.optional(secretSchema) }),
+  v.check(
+    (body) => (body.apiKey === undefined) !== (body.clientSecret === undefined),
+    'give apiKey or clientSecret',
+  ),
+);
+
+/** Parsed create input. */
+export type CreateConnectionInput = v.InferOutput<typeof createConnectionSchema>;
+/** Parsed patch input. */
+export type UpdateConnectionInput = v.InferOutput<typeof updateConnectionSchema>;
+/** Non-secret OAuth settings as stored on the row. */
+export type OAuthSettingsInput = Omit<NonNullable<CreateConnectionInput['oauth']>, 'clientSecret'>;

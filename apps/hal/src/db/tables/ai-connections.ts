@@ -1,0 +1,53 @@
+/**
+ * `ai_connections`: one model connection per row, in connection order (`position`). Never a secret:
+ * keys, tokens, client secrets and PKCE verifiers live in the vault under `connection:<id>:…`.
+ */
+export interface AiConnectionsTable {
+  id: string;
+  /** Connection order (tabs, participant lists). */
+  position: number;
+  name: string;
+  /** `anthropic | openai | gemini | openrouter | other | local-cli`. */
+  provider: string;
+  /** `api_key | oauth | cli`. */
+  auth: string;
+  base_url: string | null;
+  model: string | null;
+  /** JSON `string[]` of the last successful check, or null before one. */
+  models: string | null;
+  /** JSON `{role, traits, instructions}`. */
+  identity: string;
+  /** JSON `{preset, enabled}`. */
+  tools: string;
+  /** `active | disabled | reauth_required | error`. */
+  status: string;
+  last_checked_at: string | null;
+  /** JSON `{code, message}` or null. */
+  last_error: string | null;
+  /** JSON of the OAuth client settings without the secret (endpoints, client id, scopes), or null. */
+  oauth: string | null;
+  /** `claude | codex` for `local-cli` connections. */
+  cli_tool: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A pending OAuth login: the state is stored only as its SHA-256, used once, for 10 minutes. */
+export interface AiOauthStatesTable {
+  /** Hex SHA-256 of the `state` parameter. */
+  state_hash: string;
+  connection_id: string;
+  /** The operator who started the login; only they may finish it. */
+  operator_id: string;
+  /** The exact redirect URI of the authorization request (the code exchange repeats it). */
+  redirect_uri: string;
+  /** Epoch ms after which the state is refused. */
+  expires_at: number;
+  created_at: string;
+}
+
+/** The AI connections' tables. */
+export interface AiConnectionTables {
+  ai_connections: AiConnectionsTable;
+  ai_oauth_states: AiOauthStatesTable;
+}
