@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { HalAgents } from './agents/agent-directory.js';
+import type { AiService } from './ai/ai-service.js';
 import type { AppVault, ConnectionManager } from './ai/connections/connection-service.js';
 import { createAuditLog } from './audit/audit-log.js';
 import type { AuditLog } from './audit/types.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   core?: HalCore;
   /** The node agents (built-in local + remote over HTTP); `/agent/api` serves the remote ones. */
   agents?: HalAgents;
+  /** The AI rooms (engine, store, live events); `/ops/api/ai/rooms…` serves them. */
+  ai?: AiService;
   /** HAL's vault of sealed secrets: AI connection keys, tokens and verifiers live only here. */
   vault?: AppVault;
   /** The AI connections (`/ops/api/ai/connections…`); the rooms build their models through it. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ActionRecord, RoomStore, TurnRecord } from '@hal-ai/rooms';
 import { type ErrorInfo, HalError, type Room, type RoomMessage } from '@hal-ai/spec';
-import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { Database } from '../../db/schema.js';
 import type {
@@ -265,7 +265,7 @@ export function createKyselyRoomStore(
       }
     },
     async updateMessage(messageId, patch) {
-      const set: Partial<Record<keyof AiMessagesTable, string | null>> = {};
+      const set: Updateable<AiMessagesTable> = {};
       if (patch.status !== undefined) set.status = patch.status;
       if (patch.content !== undefined) set.content_json = toJson(patch.content);
       if (patch.usage !== undefined) set.usage_json = patch.usage ? toJson(patch.usage) : null;

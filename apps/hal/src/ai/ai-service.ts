@@ -1,0 +1,235 @@
+import {
+  type ActionRecord,
+  createRoomEngine,
+  createRoomEventHub,
+  type RoomAuditEntry,
+  type RoomEngine,
+  type RoomEngineLimits,
+  type RoomEventHub,
+  type RoomParticipant,
+  type RoomStore,
+  toPublicAction,
+} from '@hal-ai/rooms';
+import {
+  type CallOptions,
+  type Connection,
+  type ErrorInfo,
+  HalError,
+  type LanguageModel,
+  type Room,
+} from '@hal-ai/spec';
+import type { ToolRegistry } from '@hal-ai/tools';
+import type { AuditActor } from '../audit/types.js';
+import type { AppDeps } from '../deps.js';
+import { createKyselyRoomStore } from './rooms/kysely-room-store.js';
+import { createHalToolContext, createHalTools, type HalToolContext } from './tools/index.js';
+
+/**
+ * What the rooms need of the connection service (`apps/hal/src/ai/connections`): a structural
+ * subset, so the wiring depends on the contract rather than on one implementation.
+ */
+export interface RoomConnections {
+  /** Public views in connection order. */
+  list(): Promise<Connection[]>;
+  get(id: string): Promise<Connection | undefined>;
+  /** The connection's model, built from its settings and vault secret. */
+  languageModel(id: string): Promise<LanguageModel>;
+  /** A turn failed with a provider error: the service updates the connection's status. */
+  reportProviderError(id: string, error: HalError): Promise<void>;
+  onChange(
+    listener: (event: { type: 'created' | 'updated' | 'deleted'; connection: Connection }) => void,
+  ): () => void;
+}
+
+/** Settings of {@link createAiService}. */
+export interface AiServiceSettings {
+  deps: AppDeps;
+  connections: RoomConnections;
+  /** HAL's tool registry (default `createHalTools()`). */
+  registry?: ToolRegistry<HalToolContext>;
+  /** The skill document every system prompt starts with. */
+  skill: string;
+  /** Defaults to the kysely store over `deps.db`. */
+  store?: RoomStore;
+  /** Defaults to an in-process hub keeping 500 events per room. */
+  events?: RoomEventHub;
+  limits?: RoomEngineLimits;
+  newId?: () => string;
+}
+
+/** The AI rooms of a running HAL: engine, store and live events, kept in step with the connections. */
+export interface AiService {
+  engine: RoomEngine;
+  store: RoomStore;
+  events: RoomEventHub;
+  connections: RoomConnections;
+  /**
+   * The rooms as the panel shows them: the unified room first, then one direct room per
+   * connection in connection order (missing ones created, rooms of deleted connections removed).
+   */
+  listRooms(): Promise<Room[]>;
+  /** Turns currently running in a room (`pending` of the messages route). */
+  pendingTurns(roomId: string): Promise<number>;
+  /** Stops following connection changes and waits for running work. */
+  close(): Promise<void>;
+}
+
+const PROVIDER_ERROR = /^(provider_|cli_)/;
+
+/**
+ * A model that resolves the connection's real model on each call, so a replaced key or a
+ * refreshed OAuth token is used at once, and a connection that cannot build a model (no key,
+ * CLI gone) fails the turn with its own error code instead of breaking the room.
+ */
+function lazyModel(connections: RoomConnections, connection: Connection): LanguageModel {
+  const resolve = () => connections.languageModel(connection.id);
+  return {
+    provider: connection.provider,
+    modelId: connection.model ?? 'default',
+    doGenerate: async (options: CallOptions) => (await resolve()).doGenerate(options),
+    doStream: async (options: CallOptions) => (await resolve()).doStream(options),
+  };
+}
+
+/**
+ * Builds the room engine from HAL's pieces: participants are the connections (active ⇔ status
+ * `active`), each model comes from `connections.languageModel`, tools from the registry with the
+ * connection's selection, the tool context acts as `ai:<connectionId>` (or `mcp:<client>` for
+ * an MCP request), audit entries go to the hash-chained audit log (redacted there), and provider
+ * errors go back to the connection service.
+ *
+ * @example
+ * const ai = createAiService({ deps, connections, registry: createHalTools(), skill: await loadSkill() });
+ * await ai.engine.recoverInterrupted();
+ */
+export function createAiService(settings: AiServiceSettings): AiService {
+  const { deps, connections } = settings;
+  const registry = settings.registry ?? createHalTools();
+  const store = settings.store ?? createKyselyRoomStore(deps.db, deps.clock);
+  const events =
+    settings.events ??
+    createRoomEventHub({
+      bufferSize: 500,
+      onListenerError: (error) => deps.logger.warn({ err: error }, 'room event listener failed'),
+    });
+  const actions = {
+    async get(id: string) {
+      const record = await store.getAction(id);
+      return record ? toPublicAction(record) : undefined;
+    },
+    async pending() {
+      return (await store.listActionsByStatus('proposed')).map(toPublicAction);
+    },
+  };
+  const skill = async () => settings.skill;
+
+  const participant = (connection: Connection): RoomParticipant => ({
+    id: connection.id,
+    name: connection.name,
+    active: connection.status === 'active',
+    identity: { ...connection.identity },
+    model: lazyModel(connections, connection),
+    modelId: connection.model ?? 'default',
+    toolSelection: { preset: connection.tools.preset, enabled: [...connection.tools.enabled] },
+  });
+
+  const actorFor = async (connectionId: string | null, actionId: string | null): Promise<AuditActor> => {
+    if (connectionId) return `ai:${connectionId}`;
+    const record: ActionRecord | undefined = actionId ? await store.getAction(actionId) : undefined;
+    return `mcp:${record?.clientName ?? 'unknown'}`;
+  };
+
+  const engine = createRoomEngine<HalToolContext>({
+    store,
+    events,
+    registry,
+    skill: settings.skill,
+    clock: () => new Date(deps.clock.now()),
+    ...(settings.newId ? { newId: settings.newId } : {}),
+    ...(settings.limits ? { limits: settings.limits } : {}),
+    async resolveParticipant(connectionId) {
+      const connection = await connections.get(connectionId);
+      return connection ? participant(connection) : undefined;
+    },
+    async listParticipants() {
+      return (await connections.list()).map((connection) => ({
+        id: connection.id,
+        name: connection.name,
+        active: connection.status === 'active',
+        identity: { ...connection.identity },
+      }));
+    },
+    async toolContext(request) {
+      return createHalToolContext(deps, {
+        actor: await actorFor(request.connectionId, request.actionId),
+        actions,
+        skill,
+      });
+    },
+    async onAudit(entry: RoomAuditEntry) {
+      await deps.audit.append({
+        actor: entry.actor,
+        action: entry.action,
+        target: entry.target,
+        details: entry.details,
+      });
+    },
+    async onTurnError(connectionId: string, error: ErrorInfo) {
+      if (!PROVIDER_ERROR.test(error.code)) return;
+      await connections.reportProviderError(connectionId, new HalError(error.code, error.message));
+    },
+    onError(error) {
+      deps.logger.error({ err: error }, 'room engine background error');
+    },
+  });
+
+  // Room changes follow connection changes; a failed sync is retried by the next listRooms().
+  let syncing: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = syncing.then(work, work);
+    syncing = next.catch(() => undefined);
+    return next;
+  };
+  const syncRooms = () =>
+    serialized(async () => {
+      const list = await connections.list();
+      const unified = await store.ensureUnifiedRoom();
+      const direct: Room[] = [];
+      for (const connection of list) {
+        direct.push(await store.ensureDirectRoom({ id: connection.id, name: connection.name }));
+      }
+      const known = new Set(list.map((connection) => connection.id));
+      for (const room of await store.listRooms()) {
+        if (room.kind === 'direct' && room.connectionId && !known.has(room.connectionId)) {
+          engine.cancelTurnsOf(room.connectionId);
+          await store.deleteDirectRoom(room.connectionId);
+        }
+      }
+      return [unified, ...direct];
+    });
+  const unsubscribe = connections.onChange((event) => {
+    const { connection } = event;
+    if (event.type === 'deleted' || connection.status !== 'active') engine.cancelTurnsOf(connection.id);
+    const work =
+      event.type === 'deleted'
+        ? serialized(() => store.deleteDirectRoom(connection.id))
+        : serialized(() => store.ensureDirectRoom({ id: connection.id, name: connection.name }));
+    work.catch((error) => deps.logger.error({ err: error }, 'room sync failed'));
+  });
+
+  return {
+    engine,
+    store,
+    events,
+    connections,
+    listRooms: syncRooms,
+    async pendingTurns(roomId) {
+      return (await store.listTurns({ status: 'running', roomId })).length;
+    },
+    async close() {
+      unsubscribe();
+      await engine.idle();
+      await syncing;
+    },
+  };
+}

@@ -1,0 +1,267 @@
+import type { PageContext, RoomEventEnvelope } from '@hal-ai/rooms';
+import { SLASH_COMMANDS, toPublicAction } from '@hal-ai/rooms';
+import { HalError, type RoomEvent } from '@hal-ai/spec';
+import { type Context, Hono } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { AppDeps } from '../../deps.js';
+import type { AppEnv } from '../../http/env.js';
+import { requireRecent } from '../../http/require-recent.js';
+import { readConfirmation } from '../../http/three-step.js';
+import type { AiService } from '../ai-service.js';
+
+type Ctx = Context<AppEnv>;
+
+/** Longest operator message the panel may send. */
+const MAX_TEXT_LENGTH = 20_000;
+/** Longest rejection reason. */
+const MAX_REASON_LENGTH = 2_000;
+/** Longest room title. */
+const MAX_TITLE_LENGTH = 100;
+
+/** Options of {@link createRoomRoutes}. */
+export interface RoomRoutesOptions {
+  /** Interval of the SSE comment heartbeat (default 15 s, SPEC §14). */
+  heartbeatMs?: number;
+}
+
+function invalid(field: string, message: string): HalError {
+  return new HalError('validation_failed', message, { details: { issues: [{ path: field, message }] } });
+}
+
+async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalid('', 'The body is not valid JSON');
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid('', 'The body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+function readPage(context: unknown): PageContext | string | null {
+  if (context === undefined || context === null) return null;
+  if (typeof context !== 'object' || Array.isArray(context))
+    throw invalid('context', 'context must be an object');
+  const page = (context as Record<string, unknown>).page;
+  if (page === undefined || page === null) return null;
+  if (typeof page === 'string') {
+    if (page.length > 2_000) throw invalid('context.page', 'page is too long');
+    return page;
+  }
+  if (typeof page !== 'object' || Array.isArray(page)) {
+    throw invalid('context.page', 'page must be a string or {url, title}');
+  }
+  const { url, title } = page as Record<string, unknown>;
+  const result: PageContext = {};
+  for (const [key, value] of [
+    ['url', url],
+    ['title', title],
+  ] as const) {
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || value.length > 2_000) {
+      throw invalid(`context.page.${key}`, `${key} must be a string of at most 2000 characters`);
+    }
+    result[key] = value;
+  }
+  return result;
+}
+
+/** An SSE frame's data: the event without its `type` (which is the frame's `event:`). */
+function eventData(event: RoomEvent): string {
+  const { type: _type, ...data } = event;
+  return JSON.stringify(data);
+}
+
+function service(deps: AppDeps): AiService {
+  if (!deps.ai) throw new HalError('not_found', 'AI rooms are not available');
+  return deps.ai;
+}
+
+async function requireRoom(ai: AiService, roomId: string) {
+  const room = await ai.store.getRoom(roomId);
+  if (!room) throw new HalError('not_found', `No room ${roomId}`);
+  return room;
+}
+
+/**
+ * The rooms API under `/ops/api/ai` (SPEC §13–§14): rooms, messages, live events (SSE),
+ * proposal approval and rejection, and the slash command list. The session and CSRF checks come
+ * from the app's `/ops` middleware; approving adds `requireRecent`, and approving a high-risk
+ * proposal adds the three confirmations (`deps.threeStep`) with the impact and identifiers the
+ * engine describes. `deps.ai` is read per request, so the service may be attached after the app
+ * was built.
+ *
+ * @example
+ * app.route('/ops/api/ai', createRoomRoutes(deps));
+ */
+export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {}): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  const recent = requireRecent(deps);
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+
+  routes.get('/commands', (c) => c.json({ commands: SLASH_COMMANDS }));
+
+  routes.get('/rooms', async (c) => c.json({ rooms: await service(deps).listRooms() }));
+
+  routes.patch('/rooms/:id', async (c) => {
+    const ai = service(deps);
+    const body = await jsonBody(c);
+    const title = body.title ?? null;
+    if (title !== null && (typeof title !== 'string' || title.length > MAX_TITLE_LENGTH)) {
+      throw invalid('title', `title must be a string of at most ${MAX_TITLE_LENGTH} characters`);
+    }
+    await requireRoom(ai, c.req.param('id'));
+    return c.json({ room: await ai.store.renameRoom(c.req.param('id'), title) });
+  });
+
+  routes.post('/rooms/:id/reset', async (c) => {
+    const ai = service(deps);
+    const room = await requireRoom(ai, c.req.param('id'));
+    await ai.engine.resetRoom(room.id);
+    return c.json({ room });
+  });
+
+  routes.post('/rooms/:id/messages', async (c) => {
+    const ai = service(deps);
+    const body = await jsonBody(c);
+    const text = body.text;
+    if (typeof text !== 'string' || text.trim() === '') throw invalid('text', 'text is required');
+    if (text.length > MAX_TEXT_LENGTH) {
+      throw invalid('text', `text must be at most ${MAX_TEXT_LENGTH} characters`);
+    }
+    const page = readPage(body.context);
+    const room = await requireRoom(ai, c.req.param('id'));
+    const operator = c.get('operator');
+    const result = await ai.engine.postMessage({
+      roomId: room.id,
+      operator: { id: operator.id, username: operator.username },
+      text,
+      context: { page },
+    });
+    return c.json(
+      { message: result.message, turns: result.turns, ...(result.note ? { note: result.note } : {}) },
+      202,
+    );
+  });
+
+  routes.get('/rooms/:id/messages', async (c) => {
+    const ai = service(deps);
+    const raw = c.req.query('after') ?? '0';
+    if (!/^\d{1,15}$/.test(raw)) throw invalid('after', 'after must be a non-negative integer');
+    const afterSeq = Number(raw);
+    const room = await requireRoom(ai, c.req.param('id'));
+    const [messages, pending, actions] = await Promise.all([
+      ai.store.listMessages(room.id, { afterSeq }),
+      ai.pendingTurns(room.id),
+      ai.store.listActions(room.id, { afterSeq }),
+    ]);
+    return c.json({ messages, pending, actions: actions.map(toPublicAction) });
+  });
+
+  routes.get('/rooms/:id/events', async (c) => {
+    const ai = service(deps);
+    const room = await requireRoom(ai, c.req.param('id'));
+    const cursor = c.req.header('last-event-id') ?? c.req.query('lastEventId');
+    const afterId =
+      cursor !== undefined && /^\d{1,20}$/.test(cursor.trim()) ? Number(cursor.trim()) : undefined;
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Accel-Buffering', 'no');
+    return streamSSE(c, async (stream) => {
+      type Frame = { comment: string } | { event: string; id: string; data: string };
+      const queue: Frame[] = [];
+      let wake: (() => void) | undefined;
+      let closed = false;
+      const push = (frame: Frame) => {
+        queue.push(frame);
+        wake?.();
+      };
+      stream.onAbort(() => {
+        closed = true;
+        wake?.();
+      });
+      // Replayed events are delivered synchronously inside subscribe, before any live one.
+      const subscription = ai.events.subscribe(
+        room.id,
+        afterId === undefined ? {} : { afterId },
+        (envelope: RoomEventEnvelope) =>
+          push({ event: envelope.event.type, id: String(envelope.id), data: eventData(envelope.event) }),
+      );
+      if (!subscription.replayed) {
+        // The cursor is older than the buffer: the client catches up through `messages?after`.
+        const lastId = ai.events.lastId(room.id) ?? afterId ?? 0;
+        push({
+          event: 'resync',
+          id: String(lastId),
+          data: JSON.stringify({ reason: 'gap', catchUp: `/ops/api/ai/rooms/${room.id}/messages?after=` }),
+        });
+      }
+      const heartbeat = setInterval(() => push({ comment: 'heartbeat' }), heartbeatMs);
+      try {
+        while (!closed) {
+          const frame = queue.shift();
+          if (!frame) {
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+            wake = undefined;
+            continue;
+          }
+          if ('comment' in frame) await stream.write(`: ${frame.comment}\n\n`);
+          else await stream.writeSSE(frame);
+        }
+      } finally {
+        clearInterval(heartbeat);
+        subscription.unsubscribe();
+      }
+    });
+  });
+
+  routes.post('/actions/:id/approve', recent, async (c) => {
+    const ai = service(deps);
+    const actionId = c.req.param('id');
+    const body = await jsonBody(c);
+    const description = await ai.engine.describeAction(actionId);
+    if (description.action.status !== 'proposed') {
+      throw new HalError('action_not_pending', `Action ${actionId} is ${description.action.status}`);
+    }
+    const operator = c.get('operator');
+    if (description.action.risk === 'high') {
+      await deps.threeStep.check({
+        operatorId: operator.id,
+        action: 'ai.action.approve',
+        target: `action:${actionId}`,
+        impact: description.impact,
+        identifiers: description.identifiers,
+        confirmation: readConfirmation(body),
+      });
+    }
+    const action = await ai.engine.approveAction({
+      actionId,
+      operator: { id: operator.id, username: operator.username },
+    });
+    return c.json({ action });
+  });
+
+  routes.post('/actions/:id/reject', recent, async (c) => {
+    const ai = service(deps);
+    const body = await jsonBody(c);
+    const reason = body.reason ?? '';
+    if (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH) {
+      throw invalid('reason', `reason must be a string of at most ${MAX_REASON_LENGTH} characters`);
+    }
+    const operator = c.get('operator');
+    const action = await ai.engine.rejectAction({
+      actionId: c.req.param('id'),
+      operator: { id: operator.id, username: operator.username },
+      reason,
+    });
+    return c.json({ action });
+  });
+
+  return routes;
+}
