@@ -152,7 +152,7 @@ export function describeProviderFaults(subject: FaultSuiteSubject): void {
 
     it('times out mid-stream after the text so far', async () => {
       fake.enqueue({ text: 'partial answer', stall: 'mid-stream' });
-      const parts = await stream({ idleTimeoutMs: 200 });
+      const parts = await stream({ idleTimeoutMs: 500 });
       expect(streamedText(parts)).toBe('partial answer');
       expect(errorOf(parts).code).toBe('provider_timeout');
     });
@@ -215,6 +215,16 @@ export function describeProviderFaults(subject: FaultSuiteSubject): void {
       await fake.close();
       expect(errorOf(await stream()).code).toBe('provider_unavailable');
       fake = await subject.createFake();
+    });
+
+    it('refuses a call whose signal is already aborted, without a request', async () => {
+      const controller = new AbortController();
+      controller.abort();
+      await expect(model().doGenerate({ prompt, abortSignal: controller.signal })).rejects.toMatchObject({
+        code: 'interrupted',
+      });
+      expect(errorOf(await stream({}, { abortSignal: controller.signal })).code).toBe('interrupted');
+      expect(fake.requests).toHaveLength(0);
     });
 
     it('stops on abort with interrupted', async () => {
