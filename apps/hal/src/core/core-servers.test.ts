@@ -159,4 +159,16 @@ describe('servers', () => {
     const { entries } = await t.audit.list({ actionPrefix: 'server.agent_token' });
     expect(JSON.stringify(entries)).not.toContain(token);
   });
+  it('samples servers with agents on a schedule and drops samples past metrics.retention_days', async () => {
+    await t.db
+      .insertInto('server_metrics')
+      .values({ server_id: LOCAL_SERVER_ID, at: '2026-10-01T00:00:00.000Z', data: '{}' })
+      .execute();
+    await t.core.servers.create(operator, { name: 'no-agent', role: 'web' });
+    await t.core.sampleMetrics();
+    const rows = await t.db.selectFrom('server_metrics').selectAll().execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]?.server_id).toBe(LOCAL_SERVER_ID);
+    expect(JSON.parse(rows[0]?.data ?? '{}').memory.totalBytes).toBeGreaterThan(0);
+  });
 });

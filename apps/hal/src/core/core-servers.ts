@@ -247,6 +247,25 @@ export function createServerFunctions(ctx: CoreContext) {
           );
     },
 
+    /**
+     * The refusals `isolate` or `delete` would give, without changing anything — so the console can refuse
+     * before it asks for three confirmations.
+     */
+    async check(action: 'isolate' | 'delete', input: ArgsOf<typeof ServerIdArgs>): Promise<void> {
+      const { id } = parseInput(ServerIdArgs, input);
+      await refuseLocal(id, action === 'isolate' ? 'isolated' : 'deleted');
+      const row = await loadServer(db, id);
+      const allowed =
+        action === 'isolate'
+          ? ['pending', 'active', 'maintenance']
+          : ['pending', 'active', 'maintenance', 'isolated'];
+      if (!allowed.includes(row.state)) {
+        throw new HalError('invalid_state', `Server ${row.name} is ${row.state}; cannot ${action} it`, {
+          details: { state: row.state },
+        });
+      }
+    },
+
     /** Cuts a server off (no deployments, agent refused) with a reason. HAL's own host cannot be isolated. */
     async isolate(actor: Actor, input: ArgsOf<typeof ServerIsolateArgs>): Promise<{ server: Server }> {
       const { id, reason } = parseInput(ServerIsolateArgs, input);

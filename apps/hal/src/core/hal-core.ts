@@ -229,6 +229,12 @@ export function createHalCore(options: HalCoreOptions) {
       await runner?.stop(graceMs);
     },
 
+    /**
+     * Takes one metrics sample of every active server that has an agent and drops samples older than
+     * `metrics.retention_days` (runs every `metricsIntervalMs` after `start()`).
+     */
+    sampleMetrics,
+
     /** Job runner state (for `/api/health`). */
     async status(): Promise<JobRunnerStatus> {
       return runner ? runner.status() : { status: 'stopped', running: 0, queued: 0, concurrency: 0 };

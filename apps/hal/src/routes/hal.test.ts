@@ -146,7 +146,11 @@ describe('/ops/api/hal', () => {
 
     const deleted = await confirmed('DELETE', `/servers/${id}`, {}, ['web-1', id]);
     expect(deleted.body.server.state).toBe('deleted');
-    const local = await confirmed('DELETE', `/servers/${LOCAL_SERVER_ID}`, {});
+    const twice = await call('DELETE', `/servers/${id}`, {});
+    expect(twice.status).toBe(409);
+    expect(twice.body.error.code).toBe('invalid_state');
+    // Refused before any confirmation is asked for.
+    const local = await call('DELETE', `/servers/${LOCAL_SERVER_ID}`, {});
     expect(local.status).toBe(409);
     expect(local.body.error.code).toBe('server_is_local');
 

@@ -165,6 +165,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
   routes.post('/servers/:id/isolate', write, async (c) => {
     const body = await jsonBody(c);
     const args = parseInput(ServerIsolateArgs, { ...argsOnly(body), id: c.req.param('id') });
+    await core().servers.check('isolate', { id: args.id });
     const { server } = await core().servers.get({ id: args.id });
     await confirm(
       c,
@@ -184,6 +185,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
   routes.delete('/servers/:id', write, async (c) => {
     const body = await jsonBody(c);
     const args = parseInput(ServerIdArgs, { id: c.req.param('id') });
+    await core().servers.check('delete', args);
     const { server, deployments } = await core().servers.get(args);
     await confirm(
       c,
