@@ -200,6 +200,9 @@ describe('/ops/api/hal', () => {
       '1.0.0',
     ]);
     expect(approved.body.release.state).toBe('approved');
+    const reapprove = await call('POST', `/releases/${ok.body.release.id}/approve`, {});
+    expect(reapprove.status).toBe(409);
+    expect(reapprove.body.error.code).toBe('invalid_state');
 
     const self = await call('POST', '/deployments', { ...deployBody, module: 'hal' });
     expect(self.status).toBe(409);

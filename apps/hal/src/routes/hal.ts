@@ -244,6 +244,15 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = await jsonBody(c);
     const args = parseInput(ReleaseIdArgs, { id: c.req.param('id') });
     const { release } = await core().releases.get(args);
+    if (release.state !== 'registered') {
+      throw new HalError(
+        'invalid_state',
+        `${release.module}@${release.version} is ${release.state}, not registered`,
+        {
+          details: { state: release.state },
+        },
+      );
+    }
     await confirm(
       c,
       body,
