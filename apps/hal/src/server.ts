@@ -5,6 +5,8 @@ import { serve } from '@hono/node-server';
 import { createAgentDirectory } from './agents/agent-directory.js';
 import { createLocalAgent } from './agents/agent-local.js';
 import { createAgentQueue } from './agents/agent-queue.js';
+import { createAiService } from './ai/ai-service.js';
+import { loadSkill } from './ai/skill.js';
 import { createApp } from './app.js';
 import { countOperators, createOperator } from './auth/auth-operators.js';
 import type { HalConfig } from './config.js';
@@ -81,6 +83,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     deps.jobs = core;
     startedCore = core;
     await core.start();
+    if (deps.connections) {
+      // The rooms follow the connections; turns cut by the previous shutdown are marked interrupted.
+      deps.ai = createAiService({ deps, connections: deps.connections, skill: await loadSkill() });
+      await deps.ai.engine.recoverInterrupted();
+    }
     if ((await countOperators(database.db)) === 0) {
       const { operator, password } = await createOperator(deps, 'admin');
       await deps.audit.append({
@@ -115,6 +122,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             // Idle keep-alive sockets would hold close() open forever.
             if ('closeIdleConnections' in server) server.closeIdleConnections();
           });
+          await deps.ai?.close();
           await core.stop();
           await database.close();
         })();

@@ -70,7 +70,7 @@ export interface AiService {
   listRooms(): Promise<Room[]>;
   /** Turns currently running in a room (`pending` of the messages route). */
   pendingTurns(roomId: string): Promise<number>;
-  /** Stops following connection changes and waits for running work. */
+  /** Stops following connection changes, cancels running turns and waits for background work. */
   close(): Promise<void>;
 }
 
@@ -228,6 +228,8 @@ export function createAiService(settings: AiServiceSettings): AiService {
     },
     async close() {
       unsubscribe();
+      // A shutdown must not wait for a stalled provider: running turns end as cancelled.
+      for (const connection of await connections.list().catch(() => [])) engine.cancelTurnsOf(connection.id);
       await engine.idle();
       await syncing;
     },
