@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TestSession } from '../../../test/foundation-harness.js';
+import {
+  type ConnectionsTestApp,
+  createConnectionsTestApp,
+  installFakeClaude,
+} from './connection-fakes.test-support.js';
+
+const api = (path = '') => `/ops/api/ai${path}`;
+
+let t: ConnectionsTestApp;
+let session: TestSession;
+let root: string;
+let binDir: string;
+let home: string;
+
+beforeEach(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-conn-cli-'));
+  binDir = path.join(root, 'bin');
+  home = path.join(root, 'home');
+  fs.mkdirSync(binDir);
+  fs.mkdirSync(home);
+  // Only HAL_CLI_DIRS and an empty home are searched beyond the system folders (where neither CLI is installed here).
+  const env = { HAL_CLI_DIRS: binDir, PATH: path.dirname(process.execPath), HOME: home };
+  t = await createConnectionsTestApp({ cli: { env, homedir: home, statusTimeoutMs: 20_000 } });
+  session = await t.login();
+});
+
+afterEach(async () => {
+  await t.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+const claudeBody = { provider: 'local-cli', name: 'claude', auth: 'cli', cli: { tool: 'claude' } };
+
+describe('local CLI connections', () => {
+  it('an absent CLI fails the check with cli_not_found', async () => {
+    const created = await t.call('POST', api('/connections'), session, claudeBody);
+    expect(created.status).toBe(201);
+    expect(created.body.connection).toMatchObject({
+      status: 'error',
+      lastError: { code: 'cli_not_found' },
+      secret: { cli: true, tool: 'claude' },
+    });
+    const clis = await t.call('GET', api('/cli'), session);
+    expect(clis.status).toBe(200);
+    expect(clis.body.clis).toEqual([
+      expect.objectContaining({ tool: 'claude', found: false }),
+      expect.objectContaining({ tool: 'codex', found: false }),
+    ]);
+  });
+
+  it('a logged-out CLI needs a login (reauth_required with the hint); logged in it is active', async () => {
+    const file = installFakeClaude(binDir, { loggedIn: false, version: '2.1.197' });
+    const created = await t.call('POST', api('/connections'), session, claudeBody);
+    expect(created.body.connection.status).toBe('reauth_required');
+    expect(created.body.connection.lastError.code).toBe('cli_not_logged_in');
+    expect(created.body.connection.lastError.message).toMatch(/claude auth login/);
+
+    installFakeClaude(binDir, { loggedIn: true, version: '2.1.197' });
+    const checked = await t.call('POST', api(`/connections/${created.body.connection.id}/test`), session);
+    expect(checked.status).toBe(200);
+    expect(checked.body.connection).toMatchObject({ status: 'active', lastError: null });
+    expect(checked.body.connection.models).toContain('sonnet');
+    expect(checked.body.models.map((model: { id: string }) => model.id)).toContain('sonnet');
+
+    const clis = await t.call('GET', api('/cli'), session);
+    expect(clis.body.clis[0]).toMatchObject({
+      tool: 'claude',
+      found: true,
+      path: file,
+      source: 'hal_cli_dirs',
+      version: '2.1.197',
+      loggedIn: true,
+    });
+
+    // Model choice follows the CLI's list; an unknown one is refused.
+    const refused = await t.call('PATCH', api(`/connections/${created.body.connection.id}`), session, {
+      model: 'not-a-claude-model',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('model_unavailable');
+    const chosen = await t.call('PATCH', api(`/connections/${created.body.connection.id}`), session, {
+      model: 'opus',
+    });
+    expect(chosen.body.connection.model).toBe('opus');
+    const model = await t.connections.languageModel(created.body.connection.id);
+    expect(model.provider).toBe('local-cli');
+    expect(model.modelId).toBe('opus');
+  });
+});
