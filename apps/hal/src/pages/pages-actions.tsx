@@ -1,0 +1,455 @@
+import { HalError } from '@hal-ai/spec';
+import type { Context } from 'hono';
+import { html } from 'hono/html';
+import type { Child } from 'hono/jsx';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { verifyOperatorPassword } from '../auth/auth-operators.js';
+import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
+import type { AppDeps } from '../deps.js';
+import { clientAddress } from '../http/client-address.js';
+import { CSRF_FIELD } from '../http/csrf.js';
+import type { AppEnv } from '../http/env.js';
+import { requireRecent } from '../http/require-recent.js';
+import { sessionStoreFor, setSessionCookie } from '../http/session.js';
+import { publicError } from './pages-format.js';
+import { CsrfField, ErrorBox, HiddenFields, Layout, type PageFrame, type Section } from './pages-layout.js';
+
+type Ctx = Context<AppEnv>;
+
+/** The password field a re-auth form adds to the original action's fields. */
+export const REAUTH_FIELD = '_password';
+/** Which three-step page the operator is on: `identifiers` (step 2) or `execute` (step 3). */
+export const STEP_FIELD = '_step';
+const IDENTIFIER_PREFIX = 'confirmIdentifier.';
+const CONFIRM_FIELDS = new Set(['confirmToken', 'confirmImpact', 'confirmExecute', STEP_FIELD]);
+
+/** A posted form: its text fields and its files. */
+export interface FormInput {
+  fields: Record<string, string>;
+  files: Record<string, File>;
+}
+
+/** What a high-risk action asks `threeStep` to confirm (the same shape the console API builds). */
+export interface HighDescription {
+  action: string;
+  target: string;
+  impact: Record<string, unknown>;
+  identifiers: string[];
+}
+
+/**
+ * One console action behind a POST form. `parse` validates the form into the core function's arguments,
+ * `describe` (high-risk actions only) names the impact and the identifiers to retype, and `run` calls the
+ * core and answers where the browser goes next.
+ */
+export interface PageAction<A> {
+  title: string;
+  section: Section;
+  parse(input: FormInput, c: Ctx): Promise<A>;
+  describe?(args: A, c: Ctx): Promise<HighDescription>;
+  run(args: A, c: Ctx, input: FormInput): Promise<string>;
+  /** The file field of an upload: a re-auth form cannot carry a file, so it asks for it again. */
+  fileField?: string;
+}
+
+/** Renders a full page (doctype + {@link Layout}) with the signed-in operator. */
+export function renderPage(
+  c: Ctx,
+  frame: Omit<PageFrame, 'operator' | 'csrfToken'>,
+  body: Child,
+  status: ContentfulStatusCode = 200,
+) {
+  const page = (
+    <Layout {...frame} operator={c.get('operator')} csrfToken={c.get('csrfToken')}>
+      {body}
+    </Layout>
+  );
+  return c.html(html`<!doctype html>${page}`, status);
+}
+
+/** Reads a form post (urlencoded or multipart); anything else is refused. */
+export async function readForm(c: Ctx): Promise<FormInput> {
+  const type = c.req.header('content-type')?.toLowerCase() ?? '';
+  if (!type.startsWith('application/x-www-form-urlencoded') && !type.startsWith('multipart/form-data')) {
+    throw new HalError('validation_failed', 'Submit this action with the console form');
+  }
+  const body = await c.req.parseBody();
+  const fields: Record<string, string> = {};
+  const files: Record<string, File> = {};
+  for (const [key, value] of Object.entries(body)) {
+    if (typeof value === 'string') fields[key] = value;
+    else if (value instanceof File) files[key] = value;
+  }
+  return { fields, files };
+}
+
+/** The action's own arguments: every field but CSRF, password and the three-step state. */
+function argumentFields(fields: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(fields).filter(
+      ([key]) =>
+        key !== CSRF_FIELD &&
+        key !== REAUTH_FIELD &&
+        !CONFIRM_FIELDS.has(key) &&
+        !key.startsWith(IDENTIFIER_PREFIX),
+    ),
+  );
+}
+
+/** Everything a re-auth form must carry to re-submit the action as it was (three-step state included). */
+function carriedFields(fields: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([key]) => key !== CSRF_FIELD && key !== REAUTH_FIELD),
+  );
+}
+
+function typedIdentifiers(fields: Record<string, string>, count: number): string[] {
+  return Array.from({ length: count }, (_, index) => fields[`${IDENTIFIER_PREFIX}${index}`] ?? '');
+}
+
+function identifierFields(identifiers: string[]): Record<string, string> {
+  return Object.fromEntries(identifiers.map((value, index) => [`${IDENTIFIER_PREFIX}${index}`, value]));
+}
+
+/**
+ * Handles the form's password field (the re-auth page re-submits the action with it): checks it under the
+ * login rate limit, replaces the session (new cookie, fresh `requireRecent` window) and records it, exactly
+ * as `POST /ops/api/reauth` does.
+ */
+async function reauthenticate(c: Ctx, deps: AppDeps, password: string): Promise<void> {
+  const operator = c.get('operator');
+  const limiter = createLoginRateLimiter({ db: deps.db, clock: deps.clock });
+  const address = clientAddress(c, deps.config.trustProxy);
+  if (password.length === 0 || password.length > 1024) {
+    throw new HalError('validation_failed', 'password is required', { details: { field: 'password' } });
+  }
+  await limiter.check(operator.username, address);
+  if (!(await verifyOperatorPassword(deps.db, operator.id, password))) {
+    await limiter.recordFailure(operator.username, address);
+    await deps.audit.append({
+      actor: `operator:${operator.id}`,
+      action: 'auth.reauth_failed',
+      target: `operator:${operator.id}`,
+      details: { address },
+    });
+    throw new HalError('invalid_credentials', 'Wrong password');
+  }
+  await limiter.recordSuccess(operator.username, address);
+  const session = await sessionStoreFor(deps).reauthenticate(c.get('sessionId'));
+  if (session === null) throw new HalError('unauthenticated', 'Sign in first');
+  setSessionCookie(c, deps, session.token, session.expiresAt);
+  c.set('sessionId', session.id);
+  c.set('recentAuthUntil', session.recentAuthUntil);
+  await deps.audit.append({
+    actor: `operator:${operator.id}`,
+    action: 'auth.reauth',
+    target: `operator:${operator.id}`,
+  });
+}
+
+function ReauthForm(props: {
+  path: string;
+  csrfToken: string;
+  fields: Record<string, string>;
+  fileField?: string | undefined;
+}) {
+  return (
+    <section class="card confirm">
+      <p>
+        This action needs your password again (re-authentication within the last 10 minutes). · 이 작업은
+        비밀번호를 다시 입력해야 합니다.
+      </p>
+      <form
+        method="post"
+        action={props.path}
+        enctype={props.fileField ? 'multipart/form-data' : 'application/x-www-form-urlencoded'}
+      >
+        <CsrfField token={props.csrfToken} />
+        <HiddenFields fields={props.fields} />
+        {props.fileField ? (
+          <p>
+            <label>
+              Choose the file again · 파일 다시 선택{' '}
+              <input type="file" name={props.fileField} accept=".tar.gz,.tgz,application/gzip" required />
+            </label>
+          </p>
+        ) : null}
+        <p>
+          <label>
+            Password · 비밀번호{' '}
+            <input type="password" name={REAUTH_FIELD} autocomplete="current-password" required />
+          </label>
+        </p>
+        <p>
+          <button type="submit" class="button primary">
+            Confirm and continue · 확인 후 계속
+          </button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+function StepHeader(props: { step: 1 | 2 | 3 }) {
+  const steps = ['Impact · 영향', 'Retype identifiers · 식별자 재입력', 'Execute · 실행'];
+  return (
+    <ol class="steps">
+      {steps.map((label, index) => (
+        <li aria-current={index + 1 === props.step ? 'step' : undefined}>{label}</li>
+      ))}
+    </ol>
+  );
+}
+
+function ImpactView(props: { impact: Record<string, unknown> }) {
+  const { summary, ...rest } = props.impact;
+  return (
+    <div class="impact">
+      {typeof summary === 'string' ? <p class="impact-summary">{summary}</p> : null}
+      <dl>
+        {Object.entries(rest).map(([key, value]) => (
+          <>
+            <dt>{key}</dt>
+            <dd>
+              <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
+            </dd>
+          </>
+        ))}
+      </dl>
+    </div>
+  );
+}
+
+function ImpactStep(props: {
+  path: string;
+  csrfToken: string;
+  args: Record<string, string>;
+  description: HighDescription;
+  token: string;
+}) {
+  return (
+    <section class="card confirm">
+      <StepHeader step={1} />
+      <ImpactView impact={props.description.impact} />
+      <form method="post" action={props.path}>
+        <CsrfField token={props.csrfToken} />
+        <HiddenFields fields={props.args} />
+        <input type="hidden" name="confirmToken" value={props.token} />
+        <input type="hidden" name={STEP_FIELD} value="identifiers" />
+        <p>
+          <label>
+            <input type="checkbox" name="confirmImpact" value="true" required /> I have read the impact ·
+            영향을 확인했습니다
+          </label>
+        </p>
+        <p>
+          <button type="submit" class="button primary">
+            Next · 다음
+          </button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+function IdentifiersStep(props: {
+  path: string;
+  csrfToken: string;
+  args: Record<string, string>;
+  description: HighDescription;
+  token: string;
+}) {
+  return (
+    <section class="card confirm">
+      <StepHeader step={2} />
+      <p class="impact-summary">{String(props.description.impact.summary ?? props.description.action)}</p>
+      <form method="post" action={props.path}>
+        <CsrfField token={props.csrfToken} />
+        <HiddenFields fields={props.args} />
+        <input type="hidden" name="confirmToken" value={props.token} />
+        <input type="hidden" name="confirmImpact" value="true" />
+        <input type="hidden" name={STEP_FIELD} value="execute" />
+        {props.description.identifiers.map((identifier, index) => (
+          <p>
+            <label>
+              Type <code class="identifier">{identifier}</code> exactly · 정확히 입력{' '}
+              <input
+                name={`${IDENTIFIER_PREFIX}${index}`}
+                autocomplete="off"
+                spellcheck={false}
+                required
+                data-expected-index={String(index)}
+              />
+            </label>
+          </p>
+        ))}
+        <p>
+          <button type="submit" class="button primary">
+            Next · 다음
+          </button>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+function ExecuteStep(props: {
+  path: string;
+  csrfToken: string;
+  args: Record<string, string>;
+  description: HighDescription;
+  token: string;
+  typed: string[];
+  back: string;
+}) {
+  return (
+    <section class="card confirm">
+      <StepHeader step={3} />
+      <p class="impact-summary">{String(props.description.impact.summary ?? props.description.action)}</p>
+      <p>
+        Identifiers:{' '}
+        {props.typed.map((value) => (
+          <code class="identifier">{value}</code>
+        ))}
+      </p>
+      <form method="post" action={props.path}>
+        <CsrfField token={props.csrfToken} />
+        <HiddenFields fields={props.args} />
+        <HiddenFields fields={identifierFields(props.typed)} />
+        <input type="hidden" name="confirmToken" value={props.token} />
+        <input type="hidden" name="confirmImpact" value="true" />
+        <input type="hidden" name="confirmExecute" value="true" />
+        <input type="hidden" name={STEP_FIELD} value="final" />
+        <p>
+          <button type="submit" class="button danger">
+            Execute · 실행
+          </button>{' '}
+          <a href={props.back}>Cancel · 취소</a>
+        </p>
+      </form>
+    </section>
+  );
+}
+
+/**
+ * Builds the POST handler of a console action: write-tier guard (`requireRecent`, with a re-auth form
+ * that re-submits the action), then for high-risk actions the three pages of `threeStep` (impact →
+ * retype identifiers → execute), then the same core call the console API makes. Errors render as a page
+ * with their message and code.
+ */
+export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
+  const guard = requireRecent(deps);
+  return async function handle(c: Ctx) {
+    const path = c.req.path;
+    const frame = { title: definition.title, section: definition.section };
+    const fail = (error: unknown, extra?: Child) => {
+      const failure = publicError(error);
+      return renderPage(
+        c,
+        { ...frame, error: failure },
+        <>
+          {extra}
+          <p>
+            <a href={definition.section}>Back · 돌아가기</a>
+          </p>
+        </>,
+        failure.status as ContentfulStatusCode,
+      );
+    };
+    let input: FormInput;
+    try {
+      input = await readForm(c);
+    } catch (error) {
+      return fail(error);
+    }
+    const { fields } = input;
+    const reauthForm = (
+      <ReauthForm
+        path={path}
+        csrfToken={c.get('csrfToken')}
+        fields={carriedFields(fields)}
+        fileField={definition.fileField}
+      />
+    );
+    try {
+      const password = fields[REAUTH_FIELD];
+      if (password !== undefined) await reauthenticate(c, deps, password);
+      await guard(c, async () => {});
+    } catch (error) {
+      const failure = publicError(error);
+      if (['reauth_required', 'invalid_credentials', 'validation_failed'].includes(failure.code)) {
+        const shown = failure.code === 'reauth_required' ? undefined : failure;
+        return renderPage(c, { ...frame, error: shown }, reauthForm, 401);
+      }
+      return fail(error);
+    }
+
+    try {
+      const args = await definition.parse(input, c);
+      if (definition.describe) {
+        const description = await definition.describe(args, c);
+        const carried = argumentFields(fields);
+        const step = fields[STEP_FIELD];
+        const token = fields.confirmToken ?? '';
+        const common = { path, csrfToken: c.get('csrfToken'), args: carried, description, token };
+        const back = definition.section;
+        if (step === 'identifiers' && token && fields.confirmImpact === 'true') {
+          return renderPage(c, frame, <IdentifiersStep {...common} />);
+        }
+        if (step === 'execute' && token && fields.confirmImpact === 'true') {
+          const typed = typedIdentifiers(fields, description.identifiers.length);
+          return renderPage(c, frame, <ExecuteStep {...common} typed={typed} back={back} />);
+        }
+        try {
+          await deps.threeStep.check({
+            operatorId: c.get('operator').id,
+            action: description.action,
+            target: description.target,
+            impact: description.impact,
+            identifiers: description.identifiers,
+            confirmation: {
+              confirmToken: fields.confirmToken,
+              confirmImpact: fields.confirmImpact === 'true',
+              confirmIdentifiers: typedIdentifiers(fields, description.identifiers.length),
+              confirmExecute: fields.confirmExecute === 'true',
+            },
+          });
+        } catch (error) {
+          if (!HalError.isInstance(error)) throw error;
+          if (error.code === 'three_step_required') {
+            // A first request is not an error; an expired or used token is, so say so.
+            const shown = step === undefined ? undefined : error;
+            const fresh = String(error.details.confirmToken ?? '');
+            return renderPage(
+              c,
+              { ...frame, error: shown },
+              <ImpactStep {...common} token={fresh} />,
+              step === undefined ? 200 : 409,
+            );
+          }
+          if (error.code === 'identifiers_mismatch') {
+            return renderPage(c, { ...frame, error }, <IdentifiersStep {...common} />, 400);
+          }
+          throw error;
+        }
+      }
+      const location = await definition.run(args, c, input);
+      return c.redirect(location, 303);
+    } catch (error) {
+      if (HalError.isInstance(error) && error.code === 'reauth_required') {
+        return renderPage(c, frame, reauthForm, 401);
+      }
+      if (!HalError.isInstance(error)) deps.logger.error({ err: error, path }, 'console action failed');
+      return fail(error);
+    }
+  };
+}
+
+/** A notice carried through a redirect (`?notice=`), shown once on the next page. */
+export function withNotice(location: string, notice: string): string {
+  const separator = location.includes('?') ? '&' : '?';
+  return `${location}${separator}notice=${encodeURIComponent(notice)}`;
+}
+
+/** `ErrorBox` re-exported for pages that render a failure inline. */
+export { ErrorBox };

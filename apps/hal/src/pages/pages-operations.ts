@@ -1,0 +1,490 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { HalError } from '@hal-ai/spec';
+import type { Context, Hono } from 'hono';
+import {
+  DeployArgs,
+  IncidentOpenArgs,
+  IncidentResolveArgs,
+  JOB_CONTROL_ACTIONS,
+  ReconcileArgs,
+  ReleaseIdArgs,
+  RollbackArgs,
+  ServerCreateArgs,
+  ServerIdArgs,
+  ServerIsolateArgs,
+  ServerMaintenanceArgs,
+  SettingsApplyArgs,
+  SettingsSetArgs,
+} from '../core/core-schemas.js';
+import { parseInput } from '../core/core-support.js';
+import type { HalCore } from '../core/hal-core.js';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/env.js';
+import { type FormInput, pageAction, withNotice } from './pages-actions.js';
+
+type Ctx = Context<AppEnv>;
+
+/** Only the named form fields, without empty optional ones (the strict schemas refuse unknown keys). */
+function pick(
+  fields: Record<string, string>,
+  names: string[],
+  optional: string[] = [],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) if (fields[name] !== undefined) out[name] = fields[name];
+  for (const name of optional)
+    if (fields[name] !== undefined && fields[name] !== '') out[name] = fields[name];
+  return out;
+}
+
+/**
+ * Registers every console action as a POST form route on `routes` (mounted at `/ops`). Each calls the same
+ * core function with the same arguments as `routes/hal.ts`, and high-risk ones describe the same impact and
+ * identifiers to `threeStep`.
+ */
+export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
+  const core = (): HalCore => {
+    if (!deps.core) throw new HalError('internal_error', 'The HAL core is not running');
+    return deps.core;
+  };
+  const actor = (c: Ctx) => `operator:${c.get('operator').id}` as const;
+  const param = (c: Ctx, name: string) => c.req.param(name) ?? '';
+
+  // ---- servers -----------------------------------------------------------------------------------
+  routes.post(
+    '/servers',
+    pageAction(deps, {
+      title: 'Register server · 서버 등록',
+      section: '/ops/servers',
+      parse: async ({ fields }) => parseInput(ServerCreateArgs, pick(fields, ['name', 'role'])),
+      run: async (args, c) => {
+        const { server } = await core().servers.create(actor(c), args);
+        return withNotice('/ops/servers', `Registered ${server.name} (pending approval)`);
+      },
+    }),
+  );
+  routes.post(
+    '/servers/:id/approve',
+    pageAction(deps, {
+      title: 'Approve server · 서버 승인',
+      section: '/ops/servers',
+      parse: async (_input, c) => parseInput(ServerIdArgs, { id: param(c, 'id') }),
+      run: async (args, c) => {
+        const { server } = await core().servers.approve(actor(c), args);
+        return withNotice('/ops/servers', `Approved ${server.name}`);
+      },
+    }),
+  );
+  routes.post(
+    '/servers/:id/maintenance',
+    pageAction(deps, {
+      title: 'Maintenance · 점검 모드',
+      section: '/ops/servers',
+      parse: async ({ fields }, c) =>
+        parseInput(ServerMaintenanceArgs, { id: param(c, 'id'), on: fields.on === 'true' }),
+      run: async (args, c) => {
+        const { server } = await core().servers.setMaintenance(actor(c), args);
+        return withNotice('/ops/servers', `${server.name} is ${server.state}`);
+      },
+    }),
+  );
+  routes.post(
+    '/servers/:id/isolate',
+    pageAction(deps, {
+      title: 'Isolate server · 서버 격리',
+      section: '/ops/servers',
+      parse: async ({ fields }, c) =>
+        parseInput(ServerIsolateArgs, { id: param(c, 'id'), ...pick(fields, ['reason']) }),
+      describe: async (args) => {
+        const { server } = await core().servers.get({ id: args.id });
+        return {
+          action: 'server.isolate',
+          target: `server:${server.id}`,
+          impact: {
+            summary: `Isolate server ${server.name}: no deployments, its agent is refused`,
+            server: { id: server.id, name: server.name, state: server.state },
+            change: { state: { from: server.state, to: 'isolated' } },
+            reason: args.reason,
+          },
+          identifiers: [server.name, server.id],
+        };
+      },
+      run: async (args, c) => {
+        const { server } = await core().servers.isolate(actor(c), args);
+        return withNotice('/ops/servers', `Isolated ${server.name}`);
+      },
+    }),
+  );
+  routes.post(
+    '/servers/:id/delete',
+    pageAction(deps, {
+      title: 'Delete server · 서버 삭제',
+      section: '/ops/servers',
+      parse: async (_input, c) => parseInput(ServerIdArgs, { id: param(c, 'id') }),
+      describe: async (args) => {
+        const { server, deployments } = await core().servers.get(args);
+        return {
+          action: 'server.delete',
+          target: `server:${server.id}`,
+          impact: {
+            summary: `Delete server ${server.name}: its agent token is revoked; its history stays`,
+            server: { id: server.id, name: server.name, state: server.state },
+            change: { state: { from: server.state, to: 'deleted' } },
+            deployments: deployments.map((d) => `${d.module}@${d.actualVersion ?? 'none'}`),
+          },
+          identifiers: [server.name, server.id],
+        };
+      },
+      run: async (args, c) => {
+        const { server } = await core().servers.delete(actor(c), args);
+        return withNotice('/ops/servers', `Deleted ${server.name}`);
+      },
+    }),
+  );
+
+  // ---- releases ----------------------------------------------------------------------------------
+  routes.post(
+    '/releases',
+    pageAction(deps, {
+      title: 'Upload release · 릴리스 업로드',
+      section: '/ops/releases',
+      fileField: 'artifact',
+      parse: async ({ fields, files }) => {
+        if (!(files.artifact instanceof File) || files.artifact.size === 0) {
+          throw new HalError('validation_failed', 'artifact: a file is required', {
+            details: { issues: [{ path: 'artifact', message: 'a .tar.gz file is required' }] },
+          });
+        }
+        return pick(fields, ['module', 'version', 'sha256']);
+      },
+      run: async (fields, c, { files }) => {
+        const file = files.artifact as File;
+        const uploads = path.join(deps.config.dataDir, 'uploads');
+        await fs.mkdir(uploads, { recursive: true });
+        const temp = path.join(uploads, `upload-${randomBytes(8).toString('hex')}.tar.gz`);
+        try {
+          await pipeline(
+            Readable.fromWeb(file.stream() as NodeReadableStream),
+            createWriteStream(temp, { mode: 0o600 }),
+          );
+          const { release } = await core().releases.register(actor(c), {
+            module: fields.module as string,
+            version: fields.version as string,
+            sha256: fields.sha256 as string,
+            artifact: temp,
+          });
+          return withNotice('/ops/releases', `Registered ${release.module}@${release.version}`);
+        } finally {
+          await fs.rm(temp, { force: true });
+        }
+      },
+    }),
+  );
+  routes.post(
+    '/releases/:id/approve',
+    pageAction(deps, {
+      title: 'Approve release · 릴리스 승인',
+      section: '/ops/releases',
+      parse: async (_input, c) => parseInput(ReleaseIdArgs, { id: param(c, 'id') }),
+      describe: async (args) => {
+        const { release } = await core().releases.get(args);
+        return {
+          action: 'release.approve',
+          target: `release:${release.id}`,
+          impact: {
+            summary: `Approve ${release.module}@${release.version}: it may then be deployed to any active server`,
+            release: {
+              id: release.id,
+              module: release.module,
+              version: release.version,
+              sha256: release.sha256,
+              size: release.size,
+            },
+            change: { state: { from: release.state, to: 'approved' } },
+          },
+          identifiers: [release.module, release.version],
+        };
+      },
+      run: async (args, c) => {
+        const { release } = await core().releases.approve(actor(c), args);
+        return withNotice('/ops/releases', `Approved ${release.module}@${release.version}`);
+      },
+    }),
+  );
+
+  // ---- deployments -------------------------------------------------------------------------------
+  routes.post(
+    '/deployments',
+    pageAction(deps, {
+      title: 'Deploy · 배포',
+      section: '/ops/releases',
+      parse: async ({ fields }) => {
+        const args = parseInput(DeployArgs, pick(fields, ['module', 'version', 'serverId'], ['reason']));
+        // Refuse (hal itself, unapproved release, inactive server) before asking for three confirmations.
+        await core().deployments.check(args);
+        return args;
+      },
+      describe: async (args) => {
+        const { server, deployments } = await core().servers.get({ id: args.serverId });
+        const current = deployments.find((d) => d.module === args.module);
+        return {
+          action: 'deploy.request',
+          target: `server:${server.id}`,
+          impact: {
+            summary: `Deploy ${args.module}@${args.version} to ${server.name}`,
+            server: { id: server.id, name: server.name, state: server.state },
+            change: { module: args.module, from: current?.actualVersion ?? null, to: args.version },
+          },
+          identifiers: [server.name, `${args.module}@${args.version}`],
+        };
+      },
+      run: async (args, c) => {
+        const { job } = await core().deployments.deploy(actor(c), args);
+        return withNotice(`/ops/jobs/${job.id}`, `Deploy job ${job.id} queued`);
+      },
+    }),
+  );
+  routes.post(
+    '/deployments/rollback',
+    pageAction(deps, {
+      title: 'Roll back · 롤백',
+      section: '/ops/releases',
+      parse: async ({ fields }) => {
+        const args = parseInput(RollbackArgs, pick(fields, ['module', 'serverId'], ['reason']));
+        if (args.module === 'hal') throw new HalError('hal_self_deploy', 'HAL does not roll back itself');
+        return args;
+      },
+      describe: async (args) => {
+        const { server, deployments } = await core().servers.get({ id: args.serverId });
+        const current = deployments.find((d) => d.module === args.module);
+        return {
+          action: 'deploy.rollback',
+          target: `server:${server.id}`,
+          impact: {
+            summary: `Roll ${args.module} on ${server.name} back to its previous version`,
+            server: { id: server.id, name: server.name, state: server.state },
+            change: {
+              module: args.module,
+              from: current?.actualVersion ?? null,
+              to: current?.previousVersion ?? null,
+            },
+          },
+          identifiers: [server.name, args.module],
+        };
+      },
+      run: async (args, c) => {
+        const { job } = await core().deployments.rollback(actor(c), args);
+        return withNotice(`/ops/jobs/${job.id}`, `Rollback job ${job.id} queued`);
+      },
+    }),
+  );
+  routes.post(
+    '/deployments/reconcile',
+    pageAction(deps, {
+      title: 'Reconcile · 상태 맞추기',
+      section: '/ops/releases',
+      parse: async ({ fields }) => parseInput(ReconcileArgs, pick(fields, [], ['serverId', 'reason'])),
+      describe: async (args) => {
+        const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
+        return {
+          action: 'deploy.reconcile',
+          target: server ? `server:${server.id}` : 'servers:all',
+          impact: {
+            summary: server
+              ? `Bring ${server.name} to its desired versions (deploys or rolls back modules that differ)`
+              : 'Bring every active server to its desired versions (deploys or rolls back modules that differ)',
+            server: server ? { id: server.id, name: server.name } : 'all active servers',
+          },
+          identifiers: [server ? server.name : 'all servers'],
+        };
+      },
+      run: async (args, c) => {
+        const { job } = await core().deployments.reconcile(actor(c), args);
+        return withNotice(`/ops/jobs/${job.id}`, `Reconcile job ${job.id} queued`);
+      },
+    }),
+  );
+
+  // ---- jobs --------------------------------------------------------------------------------------
+  for (const action of JOB_CONTROL_ACTIONS.filter((a) => a !== 'revert')) {
+    routes.post(
+      `/jobs/:id/${action}`,
+      pageAction(deps, {
+        title: `Job ${action}`,
+        section: '/ops/jobs',
+        parse: async ({ fields }, c) => ({
+          id: param(c, 'id'),
+          action,
+          reason: fields.reason ? fields.reason : undefined,
+        }),
+        run: async (args, c) => {
+          const { job } = await core().jobs.control(actor(c), args);
+          return withNotice(`/ops/jobs/${job.id}`, `${action}: job ${job.id} is ${job.state}`);
+        },
+      }),
+    );
+  }
+  routes.post(
+    '/jobs/:id/revert',
+    pageAction(deps, {
+      title: 'Revert deploy · 배포 되돌리기',
+      section: '/ops/jobs',
+      parse: async ({ fields }, c) => {
+        const { job } = await core().jobs.get({ id: param(c, 'id') });
+        if (job.type !== 'deploy' || job.state !== 'succeeded') {
+          throw new HalError(
+            'job_not_revertable',
+            `Job ${job.id} is a ${job.state} ${job.type}; only succeeded deploys revert`,
+          );
+        }
+        return { job, reason: fields.reason ? fields.reason : undefined };
+      },
+      describe: async ({ job }) => {
+        const { module, version, serverId } = job.args as {
+          module: string;
+          version: string;
+          serverId: string;
+        };
+        const { server } = await core().servers.get({ id: serverId });
+        return {
+          action: 'job.revert',
+          target: `job:${job.id}`,
+          impact: {
+            summary: `Revert deploy ${module}@${version} on ${server.name}: a rollback job to its previous version`,
+            job: { id: job.id, type: job.type, finishedAt: job.finishedAt },
+            server: { id: server.id, name: server.name },
+          },
+          identifiers: [server.name, `${module}@${version}`],
+        };
+      },
+      run: async ({ job, reason }, c) => {
+        const result = await core().jobs.control(actor(c), { id: job.id, action: 'revert', reason });
+        return withNotice(`/ops/jobs/${result.job.id}`, `Revert job ${result.job.id} queued`);
+      },
+    }),
+  );
+
+  // ---- incidents, DR -----------------------------------------------------------------------------
+  routes.post(
+    '/incidents',
+    pageAction(deps, {
+      title: 'Open incident · 장애 등록',
+      section: '/ops/incidents',
+      parse: async ({ fields }) =>
+        parseInput(IncidentOpenArgs, pick(fields, ['key', 'title', 'severity'], ['detail'])),
+      run: async (args, c) => {
+        const { incident } = await core().incidents.open(actor(c), args);
+        return withNotice('/ops/incidents', `Opened ${incident.key}`);
+      },
+    }),
+  );
+  routes.post(
+    '/incidents/:id/resolve',
+    pageAction(deps, {
+      title: 'Resolve incident · 장애 해결',
+      section: '/ops/incidents',
+      parse: async ({ fields }, c) =>
+        parseInput(IncidentResolveArgs, { ...pick(fields, ['resolution']), id: param(c, 'id') }),
+      run: async (args, c) => {
+        const { incident } = await core().incidents.resolve(actor(c), args);
+        return withNotice('/ops/incidents', `Resolved ${incident.key}`);
+      },
+    }),
+  );
+  routes.post(
+    '/dr/snapshots',
+    pageAction(deps, {
+      title: 'DR snapshot · DR 스냅샷',
+      section: '/ops',
+      parse: async () => ({}),
+      run: async (_args, c) => {
+        await core().dr.snapshot(actor(c));
+        return withNotice('/ops', 'DR snapshot written');
+      },
+    }),
+  );
+
+  // ---- settings ----------------------------------------------------------------------------------
+  routes.post(
+    '/settings',
+    pageAction(deps, {
+      title: 'Set a setting · 설정 변경',
+      section: '/ops/settings',
+      parse: async ({ fields }) => {
+        const raw = pick(fields, ['key'], ['serverId']);
+        const { settings } = await core().settings.get({ key: raw.key ?? '' });
+        const definition = settings.find((s) => s.key === raw.key);
+        const args = parseInput(SettingsSetArgs, {
+          ...raw,
+          value: coerceSetting(definition?.type, fields.unset === 'true' ? null : (fields.value ?? '')),
+        });
+        await core().settings.check(args);
+        return args;
+      },
+      describe: async (args) => {
+        const { settings } = await core().settings.get({
+          key: args.key,
+          ...(args.serverId ? { serverId: args.serverId } : {}),
+        });
+        const before = settings.find((s) => s.key === args.key);
+        return {
+          action: 'settings.set',
+          target: args.serverId ? `server:${args.serverId}` : 'settings:global',
+          impact: {
+            summary: `Set ${args.key}${args.serverId ? ` on server ${args.serverId}` : ' (global)'}`,
+            change: { key: args.key, from: before?.value ?? null, to: args.value },
+          },
+          identifiers: [args.key],
+        };
+      },
+      run: async (args, c) => {
+        const { setting } = await core().settings.set(actor(c), args);
+        return withNotice('/ops/settings', `Set ${setting.key}`);
+      },
+    }),
+  );
+  routes.post(
+    '/settings/apply',
+    pageAction(deps, {
+      title: 'Apply settings · 설정 적용',
+      section: '/ops/settings',
+      parse: async ({ fields }) => parseInput(SettingsApplyArgs, pick(fields, [], ['serverId'])),
+      describe: async (args) => {
+        const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
+        return {
+          action: 'settings.apply',
+          target: server ? `server:${server.id}` : 'servers:all',
+          impact: {
+            summary: server
+              ? `Apply the effective settings to ${server.name}`
+              : 'Apply settings to HAL and every active server',
+          },
+          identifiers: [server ? server.name : 'all servers'],
+        };
+      },
+      run: async (args, c) => {
+        const { job } = await core().settings.apply(actor(c), args);
+        return withNotice(`/ops/jobs/${job.id}`, `Settings apply job ${job.id} queued`);
+      },
+    }),
+  );
+}
+
+/** Form values are text; the setting's declared type says what the core expects. */
+export function coerceSetting(
+  type: string | undefined,
+  value: string | null,
+): string | number | boolean | null {
+  if (value === null) return null;
+  if (type === 'number' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim());
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+export type { FormInput };
