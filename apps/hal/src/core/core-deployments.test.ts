@@ -200,6 +200,7 @@ describe('releases and deployments', () => {
       'job.revert',
       'deploy.reconcile',
       'module.health',
+      'job.running',
       'job.succeeded',
     ]) {
       expect(actions).toContain(action);

@@ -216,13 +216,25 @@ export function createJobRunner(ctx: CoreContext, options: JobRunnerOptions) {
         .limit(1)
         .executeTakeFirst();
       if (!next) return undefined;
-      return trx
+      const claimed = await trx
         .updateTable('jobs')
         .set({ state: 'running', attempts: next.attempts + 1, started_at: ctx.nowIso(), finished_at: null })
         .where('id', '=', next.id)
         .where('state', '=', 'queued')
         .returningAll()
         .executeTakeFirst();
+      if (claimed) {
+        await ctx.audit.append(
+          {
+            actor: 'system',
+            action: 'job.running',
+            target: `job:${claimed.id}`,
+            details: { type: claimed.type, target: claimed.target, attempt: claimed.attempts },
+          },
+          trx,
+        );
+      }
+      return claimed;
     });
   }
 
