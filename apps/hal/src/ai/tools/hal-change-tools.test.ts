@@ -165,6 +165,12 @@ describe('high tools', () => {
       },
     );
     expect(isolated.server).toMatchObject({ state: 'isolated', isolatedReason: 'disk errors in dmesg' });
+    expect(await refusal(impactOf('hal_server_isolate', { id: LOCAL_SERVER_ID, reason: 'x' }))).toBe(
+      'server_is_local',
+    );
+    expect(await refusal(impactOf('hal_server_isolate', { id: server.id, reason: 'again' }))).toBe(
+      'invalid_state',
+    );
     expect(await h.run('hal_server_isolate', { id: LOCAL_SERVER_ID, reason: 'x' })).toMatchObject({
       ok: false,
       error: { code: 'server_is_local' },
@@ -176,6 +182,7 @@ describe('high tools', () => {
     expect(
       (await h.output<{ server: { state: string } }>('hal_server_delete', { id: server.id })).server.state,
     ).toBe('deleted');
+    expect(await refusal(impactOf('hal_server_delete', { id: server.id }))).toBe('invalid_state');
     expect(await h.run('hal_server_delete', { id: LOCAL_SERVER_ID })).toMatchObject({
       ok: false,
       error: { code: 'server_is_local' },
@@ -204,6 +211,7 @@ describe('high tools', () => {
       },
     );
     expect(approved.release).toMatchObject({ state: 'approved', approvedBy: TEST_AI_ACTOR });
+    expect(await refusal(impactOf('hal_release_approve', { id: release.id }))).toBe('invalid_state');
 
     const deployArgs = { module: 'portal', version: '1.0.0', serverId: LOCAL_SERVER_ID };
     expect(h.tools.get('hal_module_deploy')?.identifiers?.(deployArgs)).toEqual([

@@ -81,6 +81,7 @@ export function createHighTools(): Tool<HalToolContext>[] {
       args: ServerIsolateArgs,
       identifiers: (args) => [args.id],
       impact: async (context: HalToolContext, args) => {
+        await context.core.servers.check('isolate', { id: args.id });
         const { server } = await serverSummary(context, args.id);
         return {
           summary: `Isolate server ${server.name}: no deployments, its agent is refused`,
@@ -103,6 +104,7 @@ export function createHighTools(): Tool<HalToolContext>[] {
       args: ServerIdArgs,
       identifiers: (args) => [args.id],
       impact: async (context: HalToolContext, args) => {
+        await context.core.servers.check('delete', args);
         const { server, deployments } = await serverSummary(context, args.id);
         return {
           summary: `Delete server ${server.name}: its agent token is revoked; its history stays`,
@@ -205,6 +207,15 @@ export function createHighTools(): Tool<HalToolContext>[] {
       identifiers: (args) => [args.id],
       impact: async (context: HalToolContext, args) => {
         const { release } = await context.core.releases.get(args);
+        if (release.state !== 'registered') {
+          throw new HalError(
+            'invalid_state',
+            `${release.module}@${release.version} is ${release.state}, not registered`,
+            {
+              details: { state: release.state },
+            },
+          );
+        }
         return {
           summary: `Approve ${release.module}@${release.version}: it may then be deployed to any active server`,
           release: {
