@@ -71,7 +71,7 @@ export function retryDelayMs(retryAfterS: number | undefined, attempt: number): 
   return retryAfterS !== undefined ? retryAfterS * 1000 : 250 * 2 ** attempt;
 }
 
-async function readText(response: ProviderResponse): Promise<string> {
+async function readText(response: Pick<ProviderResponse, 'chunks'>): Promise<string> {
   const decoder = new TextDecoder();
   let text = '';
   for await (const chunk of response.chunks()) text += decoder.decode(chunk, { stream: true });
@@ -175,12 +175,7 @@ async function openOnce(
     chunks,
     release,
     async json() {
-      const text = await readText({
-        headers: response.headers,
-        chunks,
-        release,
-        json: async () => undefined,
-      });
+      const text = await readText({ chunks });
       try {
         return JSON.parse(text);
       } catch (error) {
