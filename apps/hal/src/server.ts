@@ -6,6 +6,7 @@ import { createAgentDirectory } from './agents/agent-directory.js';
 import { createLocalAgent } from './agents/agent-local.js';
 import { createAgentQueue } from './agents/agent-queue.js';
 import { createAiService } from './ai/ai-service.js';
+import { createConnectionService } from './ai/connections/index.js';
 import { loadSkill } from './ai/skill.js';
 import { createApp } from './app.js';
 import { countOperators, createOperator } from './auth/auth-operators.js';
@@ -16,6 +17,7 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
+import { createAppVault } from './secrets/index.js';
 
 /** Options of {@link startServer}. */
 export interface StartServerOptions {
@@ -55,13 +57,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let startedCore: { stop(): Promise<void> } | undefined;
   try {
     await migrateToLatest(database.db);
+    // The vault opens first so the audit log can redact every stored secret from its details.
+    const vault = await createAppVault({ db: database.db, config, logger });
     const deps = createDeps({
       db: database.db,
       sqlite: database.sqlite,
       config,
       clock: options.clock ?? systemClock,
       logger,
+      redact: (value) => vault.redact(value),
     });
+    deps.vault = vault;
+    deps.connections = createConnectionService({ ...deps, vault });
     // The core finds agents through deps, so the directory can be built after the core it resolves tokens with.
     const core = createHalCore({
       db: database.db,
