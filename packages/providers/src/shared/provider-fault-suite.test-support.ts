@@ -98,6 +98,16 @@ export function describeProviderFaults(subject: FaultSuiteSubject): void {
       expect(parts.at(-1)).toMatchObject({ type: 'finish', finishReason: 'tool-calls' });
     });
 
+    it.skipIf(!subject.toolArgumentsInPieces)('rejects tool arguments that are not JSON', async () => {
+      fake.enqueue({ toolCall: { name: 'weather', input: {}, rawArguments: '{"city": Seo' } });
+      const parts = await stream({}, { tools });
+      expect(parts.some((part) => part.type === 'tool-call')).toBe(false);
+      expect(errorOf(parts)).toMatchObject({
+        code: 'provider_bad_response',
+        message: expect.stringMatching(/not valid JSON/),
+      });
+    });
+
     it('maps 401 to provider_auth and keeps the key out of the message', async () => {
       fake.enqueue({
         error: { status: 401, message: `bad key ${apiKey} (Authorization: Bearer ${apiKey})` },

@@ -210,7 +210,7 @@ async function streamMessage(context: FakeContext, step: FakeStep, model: string
       index,
       content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
     });
-    const pieces = ['', ...splitIntoPieces(JSON.stringify(call.input), pieceCount)];
+    const pieces = ['', ...splitIntoPieces(call.arguments, pieceCount)];
     for (const [pieceIndex, piece] of pieces.entries()) {
       await send('content_block_delta', {
         type: 'content_block_delta',

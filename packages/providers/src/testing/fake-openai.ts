@@ -146,7 +146,7 @@ async function answerCompletion(context: FakeContext, step: FakeStep, model: str
                 tool_calls: calls.map((call) => ({
                   id: call.id,
                   type: 'function',
-                  function: { name: call.name, arguments: JSON.stringify(call.input) },
+                  function: { name: call.name, arguments: call.arguments },
                 })),
               }
             : {}),
@@ -211,7 +211,7 @@ async function streamCompletion(context: FakeContext, step: FakeStep, model: str
         tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
       }),
     );
-    const pieces = splitIntoPieces(JSON.stringify(call.input), pieceCount);
+    const pieces = splitIntoPieces(call.arguments, pieceCount);
     for (const [pieceIndex, piece] of pieces.entries()) {
       await send(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
       if (pieceIndex === Math.floor((pieces.length - 1) / 2) && (await applyMidStreamFault(context, step)))

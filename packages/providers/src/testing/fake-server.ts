@@ -7,6 +7,8 @@ export interface FakeToolCall {
   input: unknown;
   /** The call id on the wire (Anthropic/OpenAI); generated when omitted. */
   id?: string;
+  /** Streamed instead of `JSON.stringify(input)` (Anthropic/OpenAI), e.g. to send arguments that are not JSON. */
+  rawArguments?: string;
 }
 
 /** Token counts a fake reports; `false` on a step reports none at all. */
@@ -206,11 +208,15 @@ export function splitIntoPieces(text: string, count: number): string[] {
 }
 
 /** @internal The tool calls of a step, with ids filled in. */
-export function stepToolCalls(step: FakeStep, idPrefix: string): Required<FakeToolCall>[] {
+export function stepToolCalls(
+  step: FakeStep,
+  idPrefix: string,
+): Array<Required<Omit<FakeToolCall, 'rawArguments'>> & { arguments: string }> {
   const calls = [...(step.toolCall ? [step.toolCall] : []), ...(step.toolCalls ?? [])];
   return calls.map((call, index) => ({
     name: call.name,
     input: call.input,
+    arguments: call.rawArguments ?? JSON.stringify(call.input),
     id:
       call.id ?? `${idPrefix}${String(index + 1).padStart(2, '0')}${Math.random().toString(36).slice(2, 10)}`,
   }));
