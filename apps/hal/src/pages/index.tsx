@@ -20,6 +20,7 @@ import {
   OverviewView,
   ReleasesView,
   ServersView,
+  ServerView,
   SettingsView,
 } from './pages-views.js';
 
@@ -53,12 +54,13 @@ export function createPages(deps: AppDeps): Hono<AppEnv> {
     return async (c: Ctx) => {
       const notice = query(c, 'notice')?.slice(0, 300);
       try {
-        return renderPage(c, { title, section, notice }, (await build(c)) as never);
+        return renderPage(c, deps, { title, section, notice }, (await build(c)) as never);
       } catch (error) {
         const failure = publicError(error);
         if (failure.status >= 500) deps.logger.error({ err: error, path: c.req.path }, 'console page failed');
         return renderPage(
           c,
+          deps,
           { title, section, error: failure },
           <p>
             <a href={section}>Back · 돌아가기</a>
@@ -95,6 +97,19 @@ export function createPages(deps: AppDeps): Hono<AppEnv> {
     page('Servers · 서버', '/ops/servers', async (c) => {
       const { servers } = await core().servers.list({ limit: 200 });
       return <ServersView servers={servers} csrfToken={c.get('csrfToken')} />;
+    }),
+  );
+
+  routes.get(
+    '/servers/:id',
+    page('Server · 서버', '/ops/servers', async (c) => {
+      const id = c.req.param('id') ?? '';
+      const detail = await core().servers.get({ id });
+      // A fresh reading where the server has an agent; otherwise the latest stored one.
+      const { current } = await core().servers.metrics({ id, limit: 1 });
+      return (
+        <ServerView detail={detail} metrics={current ?? detail.metrics} csrfToken={c.get('csrfToken')} />
+      );
     }),
   );
 

@@ -47,20 +47,29 @@ export interface PageAction<A> {
   section: Section;
   parse(input: FormInput, c: Ctx): Promise<A>;
   describe?(args: A, c: Ctx): Promise<HighDescription>;
-  run(args: A, c: Ctx, input: FormInput): Promise<string>;
+  /** Answers where the browser goes next, or a page to show instead (e.g. a token shown once). */
+  run(args: A, c: Ctx, input: FormInput): Promise<string | { body: Child }>;
   /** The file field of an upload: a re-auth form cannot carry a file, so it asks for it again. */
   fileField?: string;
 }
 
 /** Renders a full page (doctype + {@link Layout}) with the signed-in operator. */
-export function renderPage(
+export async function renderPage(
   c: Ctx,
-  frame: Omit<PageFrame, 'operator' | 'csrfToken'>,
+  deps: AppDeps,
+  frame: Omit<PageFrame, 'operator' | 'csrfToken' | 'banner'>,
   body: Child,
   status: ContentfulStatusCode = 200,
 ) {
+  // The `maintenance.banner` setting is shown on every page; a failing lookup must not break the page.
+  const banner = await deps.core?.settings.value('maintenance.banner').catch(() => null);
   const page = (
-    <Layout {...frame} operator={c.get('operator')} csrfToken={c.get('csrfToken')}>
+    <Layout
+      {...frame}
+      banner={typeof banner === 'string' ? banner : undefined}
+      operator={c.get('operator')}
+      csrfToken={c.get('csrfToken')}
+    >
       {body}
     </Layout>
   );
@@ -226,6 +235,7 @@ function ImpactStep(props: {
   args: Record<string, string>;
   description: HighDescription;
   token: string;
+  back: string;
 }) {
   return (
     <section class="card confirm">
@@ -245,7 +255,8 @@ function ImpactStep(props: {
         <p>
           <button type="submit" class="button primary">
             Next · 다음
-          </button>
+          </button>{' '}
+          <a href={props.back}>Cancel · 취소</a>
         </p>
       </form>
     </section>
@@ -258,6 +269,7 @@ function IdentifiersStep(props: {
   args: Record<string, string>;
   description: HighDescription;
   token: string;
+  back: string;
 }) {
   return (
     <section class="card confirm">
@@ -286,7 +298,8 @@ function IdentifiersStep(props: {
         <p>
           <button type="submit" class="button primary">
             Next · 다음
-          </button>
+          </button>{' '}
+          <a href={props.back}>Cancel · 취소</a>
         </p>
       </form>
     </section>
@@ -346,6 +359,7 @@ export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
       const failure = publicError(error);
       return renderPage(
         c,
+        deps,
         { ...frame, error: failure },
         <>
           {extra}
@@ -379,7 +393,7 @@ export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
       const failure = publicError(error);
       if (['reauth_required', 'invalid_credentials', 'validation_failed'].includes(failure.code)) {
         const shown = failure.code === 'reauth_required' ? undefined : failure;
-        return renderPage(c, { ...frame, error: shown }, reauthForm, 401);
+        return renderPage(c, deps, { ...frame, error: shown }, reauthForm, 401);
       }
       return fail(error);
     }
@@ -391,14 +405,14 @@ export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
         const carried = argumentFields(fields);
         const step = fields[STEP_FIELD];
         const token = fields.confirmToken ?? '';
-        const common = { path, csrfToken: c.get('csrfToken'), args: carried, description, token };
         const back = definition.section;
+        const common = { path, csrfToken: c.get('csrfToken'), args: carried, description, token, back };
         if (step === 'identifiers' && token && fields.confirmImpact === 'true') {
-          return renderPage(c, frame, <IdentifiersStep {...common} />);
+          return renderPage(c, deps, frame, <IdentifiersStep {...common} />);
         }
         if (step === 'execute' && token && fields.confirmImpact === 'true') {
           const typed = typedIdentifiers(fields, description.identifiers.length);
-          return renderPage(c, frame, <ExecuteStep {...common} typed={typed} back={back} />);
+          return renderPage(c, deps, frame, <ExecuteStep {...common} typed={typed} />);
         }
         try {
           await deps.threeStep.check({
@@ -422,22 +436,24 @@ export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
             const fresh = String(error.details.confirmToken ?? '');
             return renderPage(
               c,
+              deps,
               { ...frame, error: shown },
               <ImpactStep {...common} token={fresh} />,
               step === undefined ? 200 : 409,
             );
           }
           if (error.code === 'identifiers_mismatch') {
-            return renderPage(c, { ...frame, error }, <IdentifiersStep {...common} />, 400);
+            return renderPage(c, deps, { ...frame, error }, <IdentifiersStep {...common} />, 400);
           }
           throw error;
         }
       }
-      const location = await definition.run(args, c, input);
-      return c.redirect(location, 303);
+      const outcome = await definition.run(args, c, input);
+      if (typeof outcome !== 'string') return renderPage(c, deps, frame, outcome.body);
+      return c.redirect(outcome, 303);
     } catch (error) {
       if (HalError.isInstance(error) && error.code === 'reauth_required') {
-        return renderPage(c, frame, reauthForm, 401);
+        return renderPage(c, deps, frame, reauthForm, 401);
       }
       if (!HalError.isInstance(error)) deps.logger.error({ err: error, path }, 'console action failed');
       return fail(error);

@@ -27,6 +27,8 @@ export interface PageFrame {
   csrfToken: string;
   /** A one-line success note (e.g. after a redirect). */
   notice?: string | undefined;
+  /** The `maintenance.banner` setting, shown on every page when not empty. */
+  banner?: string | undefined;
   /** An error to show above the content, with its code. */
   error?: HalError | undefined;
 }
@@ -143,6 +145,11 @@ export function Layout(props: PageFrame & { children?: Child }) {
         </header>
         <div class="workspace">
           <main class="content" id="content">
+            {props.banner ? (
+              <p class="alert alert-warn" role="status" data-maintenance-banner="">
+                {props.banner}
+              </p>
+            ) : null}
             <h1>{props.title}</h1>
             {props.notice ? (
               <p class="alert alert-ok" role="status">

@@ -9,6 +9,7 @@ import { ActionButton, CsrfField, StateBadge } from './pages-layout.js';
 type Awaited2<T> = T extends Promise<infer U> ? U : T;
 type Overview = Awaited2<ReturnType<HalCore['overview']>>;
 type ServerList = Awaited2<ReturnType<HalCore['servers']['list']>>['servers'];
+type ServerDetail = Awaited2<ReturnType<HalCore['servers']['get']>>;
 type JobList = Awaited2<ReturnType<HalCore['jobs']['list']>>['jobs'];
 type JobDetail = Awaited2<ReturnType<HalCore['jobs']['get']>>['job'];
 type ReleaseList = Awaited2<ReturnType<HalCore['releases']['list']>>['releases'];
@@ -181,7 +182,9 @@ export function ServersView(props: { servers: ServerList; csrfToken: string }) {
             const live = server.state === 'active' || server.state === 'maintenance';
             return (
               <tr data-server-id={server.id}>
-                <td>{server.name}</td>
+                <td>
+                  <a href={base}>{server.name}</a>
+                </td>
                 <td>
                   <code>{server.id}</code>
                 </td>
@@ -239,6 +242,106 @@ export function ServersView(props: { servers: ServerList; csrfToken: string }) {
         </form>
       </section>
     </>
+  );
+}
+
+/** `/ops/servers/:id`: the server, its latest metrics, its deployments and (remote) its agent token. */
+export function ServerView(props: {
+  detail: ServerDetail;
+  metrics: ServerMetrics | null;
+  csrfToken: string;
+}) {
+  const { server, deployments } = props.detail;
+  return (
+    <>
+      <section class="card" data-server-state={server.state}>
+        <dl>
+          <dt>Id</dt>
+          <dd>
+            <code>{server.id}</code>
+          </dd>
+          <dt>Role · 역할</dt>
+          <dd>{server.role}</dd>
+          <dt>Kind</dt>
+          <dd>{server.kind}</dd>
+          <dt>State · 상태</dt>
+          <dd>
+            <StateBadge state={server.state} />
+            {server.isolatedReason ? <span class="muted"> {server.isolatedReason}</span> : null}
+          </dd>
+          <dt>Approved</dt>
+          <dd>
+            {formatTime(server.approvedAt)} <span class="muted">{server.approvedBy ?? ''}</span>
+          </dd>
+          {server.kind === 'remote' ? (
+            <>
+              <dt>Agent token</dt>
+              <dd>{server.hasAgentToken ? 'issued · 발급됨' : 'none · 없음'}</dd>
+            </>
+          ) : null}
+        </dl>
+        {server.kind === 'remote' && server.state !== 'deleted' && server.state !== 'isolated' ? (
+          <ActionButton
+            action={`/ops/servers/${encodeURIComponent(server.id)}/agent-token`}
+            csrfToken={props.csrfToken}
+            label={
+              server.hasAgentToken ? 'Replace agent token · 토큰 재발급' : 'Issue agent token · 토큰 발급'
+            }
+          />
+        ) : null}
+      </section>
+      <section class="card">
+        <h2>Metrics · 측정값</h2>
+        <MetricsView metrics={props.metrics} />
+      </section>
+      <h2>Deployments · 배포</h2>
+      {deployments.length === 0 ? (
+        <p class="muted">Nothing deployed · 배포 없음</p>
+      ) : (
+        <table class="table">
+          <thead>
+            <tr>
+              <th>Module</th>
+              <th>Desired</th>
+              <th>Actual</th>
+              <th>Previous</th>
+              <th>Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {deployments.map((d) => (
+              <tr>
+                <td>{d.module}</td>
+                <td>{d.desiredVersion ?? '—'}</td>
+                <td>{d.actualVersion ?? '—'}</td>
+                <td>{d.previousVersion ?? '—'}</td>
+                <td>{formatTime(d.updatedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </>
+  );
+}
+
+/** The page that shows a freshly issued agent token, once (only its hash is kept). */
+export function AgentTokenView(props: { serverName: string; serverId: string; token: string }) {
+  return (
+    <section class="card confirm">
+      <p>
+        Agent token for <strong>{props.serverName}</strong>. It is shown only now · 이 토큰은 지금 한 번만
+        표시됩니다.
+      </p>
+      <pre class="log" data-agent-token="">
+        {props.token}
+      </pre>
+      <p>On the server run · 서버에서 실행:</p>
+      <pre class="log">{`HAL_AGENT_TOKEN=<token> hal agent --hal <this HAL's URL>`}</pre>
+      <p>
+        <a href={`/ops/servers/${encodeURIComponent(props.serverId)}`}>Done · 완료</a>
+      </p>
+    </section>
   );
 }
 

@@ -48,6 +48,7 @@ afterEach(async () => {
 const PAGES = [
   '/ops',
   '/ops/servers',
+  `/ops/servers/${LOCAL_SERVER_ID}`,
   '/ops/jobs',
   '/ops/releases',
   '/ops/incidents',
@@ -270,6 +271,66 @@ describe('console pages', () => {
     expect(audit.html).toContain('data-audit-action="incident.open"');
   });
 
+  it('runs the server lifecycle, settings and the maintenance banner by forms', async () => {
+    const created = await post('/ops/servers', { name: 'web-1', role: 'web' });
+    expect(created.status).toBe(303);
+    const servers = await page('/ops/servers');
+    const id = /<tr data-server-id="([^"]+)"><td><a href="[^"]+">web-1</.exec(servers.html)?.[1] as string;
+    expect(id).toMatch(/^srv_/);
+    expect(servers.html).toContain(`action="/ops/servers/${id}/approve"`);
+    expect((await post(`/ops/servers/${id}/approve`, {})).status).toBe(303);
+
+    const token = await post(`/ops/servers/${id}/agent-token`, {});
+    expect(token.status).toBe(200);
+    expect(token.response.headers.get('cache-control')).toBe('no-store');
+    const issued = /<pre class="log" data-agent-token="">\s*([^<\s]+)\s*<\/pre>/.exec(
+      token.html,
+    )?.[1] as string;
+    expect(await t.deps.core?.servers.resolveAgentToken(issued)).toBe(id);
+    expect((await page(`/ops/servers/${id}`)).html).toContain('issued · 발급됨');
+
+    expect((await post(`/ops/servers/${id}/maintenance`, { on: 'true' })).status).toBe(303);
+    expect((await t.deps.core?.servers.get({ id }))?.server.state).toBe('maintenance');
+    const isolated = await threeSteps(`/ops/servers/${id}/isolate`, { reason: 'compromised' });
+    expect(isolated.expected).toEqual(['web-1', id]);
+    expect(isolated.final.status).toBe(303);
+    const deleted = await threeSteps(`/ops/servers/${id}/delete`, {});
+    expect(deleted.final.status).toBe(303);
+    expect((await t.deps.core?.servers.get({ id }))?.server.state).toBe('deleted');
+
+    // Typed values: the form's text becomes the setting's declared type.
+    const concurrency = await threeSteps('/ops/settings', {
+      key: 'jobs.concurrency',
+      value: '3',
+      serverId: '',
+    });
+    expect(concurrency.expected).toEqual(['jobs.concurrency']);
+    expect(concurrency.final.status).toBe(303);
+    expect(await t.deps.core?.settings.value('jobs.concurrency')).toBe(3);
+    const banner = await threeSteps('/ops/settings', {
+      key: 'maintenance.banner',
+      value: 'Upgrade at 22:00',
+    });
+    expect(banner.final.status).toBe(303);
+    expect((await page('/ops/jobs')).html).toMatch(/data-maintenance-banner="">Upgrade at 22:00</);
+    const settings = await page('/ops/settings');
+    expect(settings.html).toMatch(
+      /data-setting="jobs.concurrency"><td><code>jobs.concurrency<\/code><\/td><td>3</,
+    );
+    expect(settings.html).toMatch(/data-setting="mail.relay_password">.*?confidential/s);
+    const secret = await post('/ops/settings', { key: 'mail.relay_password', value: 'x' });
+    expect(secret.status).toBe(400);
+    expect(secret.html).toContain('secret_not_allowed');
+
+    const apply = await threeSteps('/ops/settings/apply', {});
+    expect(apply.expected).toEqual(['all servers']);
+    const job = await jobFrom(apply.final.response.headers.get('location'));
+    expect(job.type).toBe('settings_apply');
+    const retry = await post(`/ops/jobs/${job.id}/retry`, {});
+    expect(retry.status).toBe(409);
+    expect(retry.html).toContain('job_not_retryable');
+  });
+
   it('refuses a form post without the CSRF field', async () => {
     const response = await t.request('/ops/incidents', {
       method: 'POST',
@@ -292,6 +353,23 @@ describe('console pages', () => {
     });
     expect(early.status).toBe(409);
     expect(early.html).toContain('hal_self_deploy');
+
+    // An expired confirmation starts over at the impact page, saying why.
+    const action = '/ops/settings/apply';
+    const impact = await post(action, {});
+    const step2 = await post(action, { ...hiddenFields(impact.html, action), confirmImpact: 'true' });
+    const step3 = await post(action, {
+      ...hiddenFields(step2.html, action),
+      'confirmIdentifier.0': 'all servers',
+    });
+    t.clock.advance(6 * 60 * 1000);
+    const expired = await post(action, hiddenFields(step3.html, action));
+    expect(expired.status).toBe(409);
+    expect(expired.html).toContain('three_step_required');
+    expect(expired.html).toContain('I have read the impact');
+    expect(hiddenFields(expired.html, action).confirmToken).not.toBe(
+      hiddenFields(step3.html, action).confirmToken,
+    );
   });
 
   it('has no inline script or style on any page (CSP)', async () => {

@@ -27,6 +27,7 @@ import type { HalCore } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { type FormInput, pageAction, withNotice } from './pages-actions.js';
+import { AgentTokenView } from './pages-views.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -91,6 +92,20 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       run: async (args, c) => {
         const { server } = await core().servers.setMaintenance(actor(c), args);
         return withNotice('/ops/servers', `${server.name} is ${server.state}`);
+      },
+    }),
+  );
+  routes.post(
+    '/servers/:id/agent-token',
+    pageAction(deps, {
+      title: 'Agent token · 에이전트 토큰',
+      section: '/ops/servers',
+      parse: async (_input, c) => parseInput(ServerIdArgs, { id: param(c, 'id') }),
+      run: async (args, c) => {
+        const { server, token } = await core().servers.issueAgentToken(actor(c), args);
+        // A credential shown once: never cached by the browser or a proxy.
+        c.header('Cache-Control', 'no-store');
+        return { body: <AgentTokenView serverName={server.name} serverId={server.id} token={token} /> };
       },
     }),
   );
