@@ -204,6 +204,50 @@ describe('OAuth (authorization code + PKCE S256)', () => {
     }
   });
 
+  it('a new token endpoint needs the client secret again (recent password) and a new login', async () => {
+    const openai = await createFakeOpenAI({ models: [{ id: 'claude-gw' }] });
+    try {
+      const connection = await createGatewayConnection(openai, 'other');
+      const started = await t.call('POST', api(`/${connection.id}/oauth/start`), alice);
+      expect((await callback(await followLogin(started.body.authorizeUrl), alice)).status).toBe(200);
+      expect((await t.connections.get(connection.id))?.status).toBe('active');
+
+      const moved = { tokenUrl: `${auth.url}/token?tenant=2` };
+      const refused = await t.call('PATCH', api(`/${connection.id}`), alice, { oauth: moved });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.issues.map((issue: { path: string }) => issue.path)).toEqual([
+        'oauth.clientSecret',
+      ]);
+
+      const newSecret = generatedSecret();
+      t.clock.advance(10 * 60_000 + 1);
+      const stale = await t.call('PATCH', api(`/${connection.id}`), alice, {
+        oauth: { ...moved, clientSecret: newSecret },
+      });
+      expect(stale.status).toBe(401);
+      expect(stale.body.error.code).toBe('reauth_required');
+
+      const reauth = await t.request('/ops/api/reauth', {
+        method: 'POST',
+        session: alice,
+        json: { password: t.alice.password },
+      });
+      alice = { ...alice, cookie: sessionCookieFrom(reauth) ?? alice.cookie };
+      const accepted = await t.call('PATCH', api(`/${connection.id}`), alice, {
+        oauth: { ...moved, clientSecret: newSecret },
+      });
+      expect(accepted.status).toBe(200);
+      expect(accepted.body.connection).toMatchObject({
+        status: 'reauth_required',
+        secret: { hasToken: false, hasRefresh: false },
+      });
+      expect(await t.deps.vault?.get(`connection:${connection.id}:oauth_client_secret`)).toBe(newSecret);
+      expect(accepted.text).not.toContain(newSecret);
+    } finally {
+      await openai.close();
+    }
+  });
+
   it('a provider 401 during a turn sets an OAuth connection to reauth_required', async () => {
     const openai = await createFakeOpenAI({ models: [{ id: 'claude-gw' }] });
     try {

@@ -250,6 +250,19 @@ describe('/ops/api/ai/connections', () => {
     expect(checked.body.models).toEqual([{ id: 'gpt-small' }, { id: 'gpt-next', displayName: 'GPT Next' }]);
     expect(checked.body.connection.models).toEqual(['gpt-small', 'gpt-next']);
 
+    // Created with a model the provider does not list: stored as an error, never replaced.
+    const wrongModel = await t.call(
+      'POST',
+      api(),
+      session,
+      openaiBody({ name: 'wrong', model: 'gpt-imaginary' }),
+    );
+    expect(wrongModel.body.connection).toMatchObject({
+      status: 'error',
+      model: 'gpt-imaginary',
+      lastError: { code: 'model_unavailable' },
+    });
+
     const unknown = await t.call('PATCH', api(`/${id}`), session, { model: 'gpt-imaginary' });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.code).toBe('model_unavailable');

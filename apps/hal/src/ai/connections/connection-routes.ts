@@ -92,7 +92,7 @@ export function createConnectionRoutes(deps: AppDeps): Hono<AppEnv> {
 
   routes.patch('/connections/:id', async (c) => {
     const body = await jsonBody(c);
-    if (body.apiKey !== undefined) await assertRecent(c, deps);
+    if (hasSecretField(body)) await assertRecent(c, deps);
     const connection = await connectionsOf(deps).update(c.req.param('id'), body, c.get('operator'));
     return c.json({ connection });
   });

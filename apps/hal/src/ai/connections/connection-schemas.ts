@@ -86,7 +86,7 @@ export const updateConnectionSchema = v.strictObject({
   baseUrl: v.optional(v.nullable(endpointSchema)),
   apiKey: v.optional(secretSchema),
   status: v.optional(v.picklist(['active', 'disabled'])),
-  oauth: v.optional(v.omit(oauthSchema, ['clientSecret'])),
+  oauth: v.optional(oauthSchema),
 });
 
 /** `POST /connections/:id/secret` body: a new API key, or a new OAuth client secret. */

@@ -197,8 +197,8 @@ function parseJson<T>(text: string | null, fallback: T): T {
   }
 }
 
-function errorInfo(error: unknown): ErrorInfo {
-  if (HalError.isInstance(error)) return { code: error.code, message: error.message };
+function errorInfo(error: unknown, redact: <T>(value: T) => T = (value) => value): ErrorInfo {
+  if (HalError.isInstance(error)) return { code: error.code, message: redact(error.message) };
   return { code: 'provider_unavailable', message: 'The provider could not be reached' };
 }
 
@@ -517,11 +517,11 @@ export function createConnectionService(
           checkModelAvailable(models, row.model);
         } catch (error) {
           nextStatus = 'error';
-          lastError = errorInfo(error);
+          lastError = errorInfo(error, vault.redact);
         }
       }
     } catch (error) {
-      lastError = errorInfo(error);
+      lastError = errorInfo(error, vault.redact);
       const authFailure = lastError.code === 'provider_auth' || lastError.code === 'reauth_required';
       nextStatus = authFailure && row.auth === 'oauth' ? 'reauth_required' : 'error';
       logger.info({ connectionId: row.id, code: lastError.code }, 'connection check failed');
@@ -680,6 +680,7 @@ export function createConnectionService(
     async update(id, body, operator) {
       const input: UpdateConnectionInput = parseInput(updateConnectionSchema, body);
       const row = await requireRow(id);
+      let pendingClientSecret: string | undefined;
       const values: Partial<Omit<Row, 'id'>> = {};
       const changed: string[] = [];
       if (input.name !== undefined && input.name !== row.name) {
@@ -715,10 +716,26 @@ export function createConnectionService(
         values.base_url = input.baseUrl ?? null;
         changed.push('baseUrl');
       }
+      let dropTokens = false;
       if (input.oauth !== undefined) {
         const stored = parseJson<StoredOAuth>(row.oauth, {});
-        values.oauth = JSON.stringify({ ...stored, ...input.oauth });
-        resolveOAuth({ ...row, oauth: values.oauth });
+        const { clientSecret, ...settings } = input.oauth;
+        const next = { ...stored, ...settings };
+        const before = resolveOAuth(row);
+        const after = resolveOAuth({ ...row, oauth: JSON.stringify(next) });
+        const tokenHost = (oauth: typeof before) =>
+          oauth.kind === 'openrouter' ? oauth.keysUrl : oauth.tokenUrl;
+        if (tokenHost(before) !== tokenHost(after)) {
+          // The client secret would follow to a new token endpoint: the operator must give it again.
+          const holdsClientSecret = await vault.has(connectionSecretIds.clientSecret(id));
+          if (holdsClientSecret && clientSecret === undefined) {
+            throw invalid('oauth.clientSecret', 'changing the token endpoint needs the client secret again');
+          }
+          // Tokens belong to the old authorization server.
+          dropTokens = true;
+        }
+        values.oauth = JSON.stringify(next);
+        if (clientSecret !== undefined) pendingClientSecret = clientSecret;
         changed.push('oauth');
       }
       if (input.model !== undefined && input.model !== row.model) {
@@ -741,6 +758,21 @@ export function createConnectionService(
       if (input.apiKey !== undefined) {
         await vault.set(connectionSecretIds.apiKey(id), input.apiKey);
         changed.push('apiKey');
+      }
+      if (pendingClientSecret !== undefined) {
+        await vault.set(connectionSecretIds.clientSecret(id), pendingClientSecret);
+        changed.push('clientSecret');
+      }
+      if (dropTokens && (await vault.has(connectionSecretIds.oauthTokens(id)))) {
+        await vault.delete(connectionSecretIds.oauthTokens(id));
+        refreshers.delete(id);
+        updated = await patchRow(id, {
+          status: updated.status === 'disabled' ? 'disabled' : 'reauth_required',
+          last_error: JSON.stringify({
+            code: 'reauth_required',
+            message: 'The OAuth endpoints changed; log in again',
+          }),
+        });
       }
       await audited(operator, 'ai.connection.update', id, {
         changed,
@@ -893,7 +925,7 @@ export function createConnectionService(
         }
         await vault.set(connectionSecretIds.oauthTokens(row.id), JSON.stringify(tokens));
       } catch (error) {
-        const info = errorInfo(error);
+        const info = errorInfo(error, vault.redact);
         await setStatus(row, row.status === 'disabled' ? 'disabled' : 'reauth_required', info);
         await audited(operator, 'ai.connection.oauth', row.id, {
           phase: 'callback',
