@@ -19,7 +19,9 @@ for (const group of ['packages', 'apps']) {
     passed += data.numPassedTests ?? 0;
     failed += data.numFailedTests ?? 0;
     skipped += pending;
-    rows.push(`${`${group}/${name}`.padEnd(22)} ${data.numPassedTests} passed, ${data.numFailedTests} failed, ${pending} skipped`);
+    rows.push(
+      `${`${group}/${name}`.padEnd(22)} ${data.numPassedTests} passed, ${data.numFailedTests} failed, ${pending} skipped`,
+    );
   }
 }
 console.log(rows.join('\n'));
