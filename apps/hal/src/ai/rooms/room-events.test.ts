@@ -101,11 +101,11 @@ describe('GET /rooms/:id/events over real HTTP', () => {
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
     const delta = frames.find((frame) => frame.event === 'delta');
     expect(JSON.parse(delta?.data ?? '{}')).toMatchObject({
-      connectionId: 'conn_gpt',
+      connectionId: t.ids.gpt,
       text: expect.any(String),
     });
     const turn = frames.find((frame) => frame.event === 'turn');
-    expect(JSON.parse(turn?.data ?? '{}')).toMatchObject({ connectionId: 'conn_gpt', status: 'running' });
+    expect(JSON.parse(turn?.data ?? '{}')).toMatchObject({ connectionId: t.ids.gpt, status: 'running' });
     await t.ai.engine.idle();
     await first.until((list) =>
       list.some((frame) => frame.event === 'turn' && JSON.parse(frame.data ?? '{}').status === 'complete'),

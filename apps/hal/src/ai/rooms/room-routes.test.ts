@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FakeRequest } from '@hal-ai/providers/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRoomTestApp, eventually, type RoomTestApp, testConnection } from './room-test-harness.js';
+import { createRoomTestApp, eventually, type RoomTestApp, testConnectionBody } from './room-test-harness.js';
 
 let t: RoomTestApp;
 
@@ -38,8 +38,8 @@ describe('rooms and tabs', () => {
     expect(list.map((room: { title: string }) => room.title)).toEqual(['통합', 'GPT', 'Claude']);
     expect(unified).toMatchObject({ kind: 'unified', fixed: true, connectionId: null });
     expect(list.slice(1).map((room: { connectionId: string }) => room.connectionId)).toEqual([
-      'conn_gpt',
-      'conn_claude',
+      t.ids.gpt,
+      t.ids.claude,
     ]);
     const fixed = await t.call('PATCH', ai(`/rooms/${unified.id}`), { title: 'Mine' });
     expect(fixed.status).toBe(400);
@@ -49,7 +49,12 @@ describe('rooms and tabs', () => {
     expect((await t.call('PATCH', ai(`/rooms/${gpt.id}`), { title: '' })).body.room.title).toBe('GPT');
     expect((await t.call('PATCH', ai('/rooms/room_missing'), { title: 'x' })).status).toBe(404);
 
-    t.connections.add(testConnection('conn_third', 'Gemini', 'openai'), t.gpt);
+    const third = await t.call(
+      'POST',
+      ai('/connections'),
+      testConnectionBody('Gemini', 'openai', t.gpt.baseUrl, t.keys.gpt, 'gpt-large'),
+    );
+    expect(third.status).toBe(201);
     await eventually(async () =>
       expect((await rooms()).list.map((room: { title: string }) => room.title)).toEqual([
         '통합',
@@ -58,7 +63,7 @@ describe('rooms and tabs', () => {
         'Gemini',
       ]),
     );
-    t.connections.remove('conn_gpt');
+    expect((await t.call('DELETE', ai(`/connections/${t.ids.gpt}`))).status).toBe(204);
     await eventually(async () =>
       expect((await rooms()).list.map((room: { title: string }) => room.title)).toEqual([
         '통합',
@@ -83,10 +88,9 @@ describe('addressing', () => {
     });
     expect(sent.status).toBe(202);
     expect(sent.body.message).toMatchObject({ role: 'user', seq: 1 });
-    expect(sent.body.turns.map((turn: { connectionId: string }) => turn.connectionId).sort()).toEqual([
-      'conn_claude',
-      'conn_gpt',
-    ]);
+    expect(sent.body.turns.map((turn: { connectionId: string }) => turn.connectionId).sort()).toEqual(
+      [t.ids.claude, t.ids.gpt].sort(),
+    );
     await t.ai.engine.idle();
     const [gptRequest] = chatRequests(t.gpt.requests);
     const [claudeRequest] = chatRequests(t.claude.requests);
@@ -125,7 +129,7 @@ describe('addressing', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ code: 'unknown_addressee', participants: ['GPT', 'Claude'] });
 
-    t.connections.update('conn_gpt', { status: 'disabled' });
+    expect((await t.call('PATCH', ai(`/connections/${t.ids.gpt}`), { status: 'disabled' })).status).toBe(200);
     const disabled = await post(unified.id, '@GPT hello');
     expect(disabled.status).toBe(409);
     expect(disabled.body.error.code).toBe('connection_inactive');
@@ -149,10 +153,10 @@ describe('addressing', () => {
     expect(chatRequests(t.claude.requests)).toHaveLength(1);
     expect(bodyText(chatRequests(t.claude.requests)[0])).toContain('Let me ask @Claude about the disk.');
     const { messages: list } = await messages(unified.id);
-    const gptReply = list.find((m: { connectionId: string; role: string }) => m.connectionId === 'conn_gpt');
+    const gptReply = list.find((m: { connectionId: string; role: string }) => m.connectionId === t.ids.gpt);
     const claudeReply = list.find(
       (m: { connectionId: string; role: string }) =>
-        m.connectionId === 'conn_claude' && m.role === 'assistant',
+        m.connectionId === t.ids.claude && m.role === 'assistant',
     );
     expect(gptReply.relayDepth).toBe(0);
     expect(claudeReply).toMatchObject({ relayDepth: 1, relayedFrom: gptReply.id });
@@ -190,13 +194,16 @@ describe('tools and provider errors', () => {
     expect(list.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
   });
 
-  it('stores provider 500 and 401 as failed messages with codes and reports them to the connection', async () => {
+  it('stores provider 500 and 401 as failed messages with codes and updates the connection', async () => {
     const { gpt, claude } = await rooms();
-    t.gpt.enqueue({ error: { status: 500, message: 'boom' } });
+    // 5xx is retried twice before any output (SPEC §14); Retry-After 0 keeps the test fast.
+    const serverError = { error: { status: 500, message: 'boom', retryAfter: 0 } };
+    t.gpt.enqueue(serverError, serverError, serverError);
     await post(gpt.id, 'hi');
     t.claude.enqueue({ error: { status: 401, type: 'authentication_error', message: 'bad key' } });
     await post(claude.id, 'hi');
     await t.ai.engine.idle();
+    expect(chatRequests(t.gpt.requests)).toHaveLength(3);
     const failedGpt = (await messages(gpt.id)).messages.find((m: { role: string }) => m.role === 'assistant');
     expect(failedGpt).toMatchObject({
       status: 'failed',
@@ -207,15 +214,13 @@ describe('tools and provider errors', () => {
       (m: { role: string }) => m.role === 'assistant',
     );
     expect(failedClaude).toMatchObject({ status: 'failed', error: { code: 'provider_auth' } });
-    expect(t.connections.reported).toEqual(
-      expect.arrayContaining([
-        { id: 'conn_gpt', code: 'provider_unavailable' },
-        { id: 'conn_claude', code: 'provider_auth' },
-      ]),
-    );
-    expect((await t.connections.get('conn_claude'))?.status).toBe('error');
+    const listed = (await t.call('GET', ai('/connections'))).body.connections;
+    const claudeConnection = listed.find((c: { id: string }) => c.id === t.ids.claude);
+    expect(claudeConnection).toMatchObject({ status: 'error', lastError: { code: 'provider_auth' } });
     const audit = await t.deps.audit.list({ actionPrefix: 'ai.turn.failed' });
     expect(audit.entries).toHaveLength(2);
+    // The Claude room now refuses new messages until the connection is fixed.
+    expect((await post(claude.id, 'again')).body.error.code).toBe('connection_inactive');
   });
 });
 
@@ -263,7 +268,9 @@ describe('proposals', () => {
       'ai.action.execute',
       'ai.action.propose',
     ]);
-    expect(audit.entries.find((entry) => entry.action === 'ai.action.propose')?.actor).toBe('ai:conn_gpt');
+    expect(audit.entries.find((entry) => entry.action === 'ai.action.propose')?.actor).toBe(
+      `ai:${t.ids.gpt}`,
+    );
   });
 
   it('walks a high proposal through the three steps', async () => {

@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createProvider } from '@hal-ai/providers';
 import { createFakeAnthropic, createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
-import type { Connection, ConnectionStatus, HalError } from '@hal-ai/spec';
 import {
   createManualClock,
   type ManualClock,
@@ -21,97 +19,30 @@ import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { type AppDeps, createDeps } from '../../deps.js';
 import { createLogger } from '../../logger.js';
-import { type AiService, createAiService, type RoomConnections } from '../ai-service.js';
+import { createAppVault } from '../../secrets/index.js';
+import { type AiService, createAiService } from '../ai-service.js';
+import { type ConnectionManager, createConnectionService } from '../connections/index.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON response bodies loosely.
 type LooseJson = any;
 
-/** A connection service over a Map, with models from `@hal-ai/providers` pointed at the fakes. */
-export interface MapConnections extends RoomConnections {
-  add(connection: Connection, fake: FakeServer): void;
-  update(id: string, patch: Partial<Connection>): void;
-  remove(id: string): void;
-  reported: Array<{ id: string; code: string }>;
-}
-
-/** Builds a {@link MapConnections}. Keys are generated per run; fakes check them. */
-export function createMapConnections(): MapConnections {
-  const entries = new Map<string, { connection: Connection; fake: FakeServer; key: string }>();
-  const listeners = new Set<Parameters<RoomConnections['onChange']>[0]>();
-  const emit = (type: 'created' | 'updated' | 'deleted', connection: Connection) => {
-    for (const listener of listeners) listener({ type, connection: structuredClone(connection) });
-  };
-  const reported: MapConnections['reported'] = [];
+/** A create-connection body (SPEC §13) pointing at a fake. */
+export function testConnectionBody(
+  name: string,
+  provider: 'openai' | 'anthropic',
+  baseUrl: string,
+  apiKey: string,
+  model: string,
+) {
   return {
-    reported,
-    async list() {
-      return [...entries.values()].map((entry) => structuredClone(entry.connection));
-    },
-    async get(id) {
-      const entry = entries.get(id);
-      return entry ? structuredClone(entry.connection) : undefined;
-    },
-    async languageModel(id) {
-      const entry = entries.get(id);
-      if (!entry) throw new Error(`no connection ${id}`);
-      const common = { baseUrl: entry.fake.baseUrl, apiKey: entry.key, maxRetries: 0 };
-      const provider =
-        entry.connection.provider === 'anthropic'
-          ? createProvider({ provider: 'anthropic', ...common, baseUrl: entry.fake.url })
-          : createProvider({ provider: 'openai', ...common });
-      return provider.languageModel(entry.connection.model ?? 'default');
-    },
-    async reportProviderError(id: string, error: HalError) {
-      reported.push({ id, code: error.code });
-      const entry = entries.get(id);
-      if (!entry) return;
-      const status: ConnectionStatus = error.code === 'provider_auth' ? 'error' : entry.connection.status;
-      entry.connection = {
-        ...entry.connection,
-        status,
-        lastError: { code: error.code, message: error.message },
-      };
-      emit('updated', entry.connection);
-    },
-    onChange(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    add(connection, fake) {
-      entries.set(connection.id, { connection, fake, key: randomBytes(24).toString('hex') });
-      emit('created', connection);
-    },
-    update(id, patch) {
-      const entry = entries.get(id);
-      if (!entry) return;
-      entry.connection = { ...entry.connection, ...patch };
-      emit('updated', entry.connection);
-    },
-    remove(id) {
-      const entry = entries.get(id);
-      if (!entry) return;
-      entries.delete(id);
-      emit('deleted', entry.connection);
-    },
-  };
-}
-
-/** A connection's public view for tests. */
-export function testConnection(id: string, name: string, provider: 'openai' | 'anthropic'): Connection {
-  return {
-    id,
-    name,
     provider,
+    name,
     auth: 'api_key',
-    baseUrl: null,
-    model: provider === 'openai' ? 'gpt-test' : 'claude-test',
-    models: null,
+    apiKey,
+    baseUrl,
+    model,
     identity: { role: `${name} role: reviewer`, traits: 'careful', instructions: `${name} answers briefly` },
-    tools: { preset: 'all', enabled: [] },
-    status: 'active',
-    lastCheckedAt: null,
-    lastError: null,
-    secret: { hasKey: true, hint: '…test' },
+    tools: { preset: 'all' },
   };
 }
 
@@ -125,7 +56,11 @@ export interface RoomTestApp {
   dbFile: string;
   gpt: FakeServer;
   claude: FakeServer;
-  connections: MapConnections;
+  connections: ConnectionManager;
+  /** Connection ids by name. */
+  ids: { gpt: string; claude: string };
+  /** The API keys the fakes accept (generated per run). */
+  keys: { gpt: string; claude: string };
   session: TestSession;
   password: string;
   call(method: string, pathname: string, json?: unknown): Promise<{ status: number; body: LooseJson }>;
@@ -136,11 +71,15 @@ export interface RoomTestApp {
 /** Options of {@link createRoomTestApp}. */
 export interface RoomTestAppOptions {
   /** Reuse a data folder, fakes and connections (restart tests). */
-  reuse?: Pick<RoomTestApp, 'dataDir' | 'gpt' | 'claude' | 'connections'>;
+  reuse?: Pick<RoomTestApp, 'dataDir' | 'gpt' | 'claude' | 'ids' | 'keys'>;
   skill?: string;
 }
 
-/** Builds {@link RoomTestApp}: GPT (OpenAI fake) and Claude (Anthropic fake), a logged-in operator. */
+/**
+ * Builds {@link RoomTestApp}: a logged-in operator, the real connection service with its vault, and two
+ * connections created through the API — GPT (OpenAI fake) and Claude (Anthropic fake), each fake
+ * accepting only its generated key.
+ */
 export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promise<RoomTestApp> {
   const dataDir = options.reuse?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'hal-rooms-app-'));
   const dbFile = path.join(dataDir, 'hal.db');
@@ -168,13 +107,24 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
     metricsIntervalMs: 0,
   });
   await deps.core.start();
-  const gpt = options.reuse?.gpt ?? (await createFakeOpenAI());
-  const claude = options.reuse?.claude ?? (await createFakeAnthropic());
-  const connections = options.reuse?.connections ?? createMapConnections();
-  if (!options.reuse) {
-    connections.add(testConnection('conn_gpt', 'GPT', 'openai'), gpt);
-    connections.add(testConnection('conn_claude', 'Claude', 'anthropic'), claude);
-  }
+  const keys = options.reuse?.keys ?? {
+    gpt: randomBytes(24).toString('base64url'),
+    claude: randomBytes(24).toString('base64url'),
+  };
+  const gpt =
+    options.reuse?.gpt ??
+    (await createFakeOpenAI({ apiKey: keys.gpt, models: [{ id: 'gpt-test' }, { id: 'gpt-large' }] }));
+  const claude =
+    options.reuse?.claude ??
+    (await createFakeAnthropic({ apiKey: keys.claude, models: [{ id: 'claude-test' }] }));
+  // The key file lives in the data folder, so a second HAL on the same folder opens the same vault.
+  const vault = await createAppVault({ db: database.db, config: { dataDir }, env: {} });
+  deps.vault = vault;
+  const connections = createConnectionService(
+    { ...deps, vault },
+    { firstByteTimeoutMs: 20_000, idleTimeoutMs: 20_000 },
+  );
+  deps.connections = connections;
   const ai = createAiService({ deps, connections, skill: options.skill ?? 'HAL SKILL DOCUMENT (test)' });
   deps.ai = ai;
   const username = `op${randomBytes(3).toString('hex')}`;
@@ -207,6 +157,23 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
     csrfToken: ((await login.json()) as { csrfToken: string }).csrfToken,
   };
 
+  let ids = options.reuse?.ids ?? { gpt: '', claude: '' };
+  if (!options.reuse) {
+    const created = [];
+    for (const body of [
+      testConnectionBody('GPT', 'openai', gpt.baseUrl, keys.gpt, 'gpt-test'),
+      testConnectionBody('Claude', 'anthropic', claude.url, keys.claude, 'claude-test'),
+    ]) {
+      const response = await request('/ops/api/ai/connections', { method: 'POST', json: body });
+      const json = (await response.json()) as { connection: { id: string; status: string } };
+      if (response.status !== 201 || json.connection.status !== 'active') {
+        throw new Error(`connection setup failed: ${response.status} ${JSON.stringify(json)}`);
+      }
+      created.push(json.connection.id);
+    }
+    ids = { gpt: created[0] as string, claude: created[1] as string };
+  }
+
   return {
     app,
     deps,
@@ -217,6 +184,8 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
     gpt,
     claude,
     connections,
+    ids,
+    keys,
     session,
     password,
     request,
