@@ -2,7 +2,6 @@ import { HalError } from '@hal-ai/spec';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { createAgentRoutes } from './agents/agent-routes.js';
 import { createConnectionRoutes, createOAuthCallbackRoutes } from './ai/connections/index.js';
-import { createConnectionRoutes, createOAuthCallbackRoutes } from './ai/connections/index.js';
 import { createRoomRoutes } from './ai/rooms/index.js';
 import { createSkillRoutes } from './ai/skill-routes.js';
 import type { AppDeps } from './deps.js';
@@ -55,8 +54,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/ops/api/hal', createHalRoutes(deps));
   app.route('/ops/api/ai', createRoomRoutes(deps));
   app.route('/ops/api/ai', createSkillRoutes(deps));
-  app.route('/ops/api/ai', createConnectionRoutes(deps));
-  app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
   app.route('/ops/api/ai', createConnectionRoutes(deps));
   app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
   app.route('/ops', createPages(deps));
