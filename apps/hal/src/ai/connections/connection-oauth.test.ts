@@ -248,15 +248,34 @@ describe('OAuth (authorization code + PKCE S256)', () => {
     }
   });
 
-  it('a provider 401 during a turn sets an OAuth connection to reauth_required', async () => {
+  it('a provider 401 during a turn, or a new base URL, sends an OAuth connection back to login', async () => {
     const openai = await createFakeOpenAI({ models: [{ id: 'claude-gw' }] });
+    const other = await createFakeOpenAI({ models: [{ id: 'claude-gw' }] });
     try {
       const connection = await createGatewayConnection(openai, 'other');
+      const login = async () => {
+        const started = await t.call('POST', api(`/${connection.id}/oauth/start`), alice);
+        expect((await callback(await followLogin(started.body.authorizeUrl), alice)).status).toBe(200);
+        expect((await t.connections.get(connection.id))?.status).toBe('active');
+      };
+      await login();
       const { HalError } = await import('@hal-ai/spec');
       await t.connections.reportProviderError(connection.id, new HalError('provider_auth', 'token revoked'));
       expect((await t.connections.get(connection.id))?.status).toBe('reauth_required');
+
+      await login();
+      const moved = await t.call('PATCH', api(`/${connection.id}`), alice, { baseUrl: other.baseUrl });
+      expect(moved.status).toBe(200);
+      expect(moved.body.connection).toMatchObject({
+        baseUrl: other.baseUrl,
+        status: 'reauth_required',
+        secret: { hasToken: false },
+      });
+      // The old token never reached the new host.
+      expect(other.requests).toEqual([]);
     } finally {
       await openai.close();
+      await other.close();
     }
   });
 });

@@ -681,6 +681,7 @@ export function createConnectionService(
       const input: UpdateConnectionInput = parseInput(updateConnectionSchema, body);
       const row = await requireRow(id);
       let pendingClientSecret: string | undefined;
+      let dropTokens = false;
       const values: Partial<Omit<Row, 'id'>> = {};
       const changed: string[] = [];
       if (input.name !== undefined && input.name !== row.name) {
@@ -715,8 +716,9 @@ export function createConnectionService(
         }
         values.base_url = input.baseUrl ?? null;
         changed.push('baseUrl');
+        // An OAuth token cannot be re-entered: it is dropped, and a new login binds a token to the new host.
+        if (row.auth === 'oauth') dropTokens = true;
       }
-      let dropTokens = false;
       if (input.oauth !== undefined) {
         const stored = parseJson<StoredOAuth>(row.oauth, {});
         const { clientSecret, ...settings } = input.oauth;
