@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { HalError } from '@hal-ai/spec';
+import { agentCliCommand } from './agents/agent-command.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createOperator, resetOperatorPassword } from './auth/auth-operators.js';
 import { HAL_VERSION, type HalConfig, loadConfig } from './config.js';
@@ -121,6 +122,7 @@ export const commands: Record<string, CliCommand> = {
         return 0;
       }),
   },
+  agent: agentCliCommand,
 };
 
 /** The help text: every command of the table. */

@@ -8,6 +8,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import * as tar from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../cli.js';
 import type { ArtifactRef } from '../core/agent.js';
 import { runAgentCommand } from './agent-command.js';
 import { createAgentDirectory } from './agent-directory.js';
@@ -22,10 +23,11 @@ let work: string;
 let halUrl: string;
 let server: ReturnType<typeof serve>;
 const queue = createAgentQueue({ pickupTimeoutMs: 1500 });
-const tokens = { a: createAgentToken(), b: createAgentToken() };
+const tokens = { a: createAgentToken(), b: createAgentToken(), cli: createAgentToken() };
 const resolveAgentToken = createStaticAgentTokenResolver([
   { serverId: 'srv-a', tokenHash: hashAgentToken(tokens.a) },
   { serverId: 'srv-b', tokenHash: hashAgentToken(tokens.b) },
+  { serverId: 'srv-cli', tokenHash: hashAgentToken(tokens.cli) },
 ]);
 const loops: Array<{ stop: AbortController; done: Promise<void>; logs: string[]; dataDir: string }> = [];
 
@@ -314,12 +316,34 @@ describe('remote agents over HTTP (pull model)', () => {
         loop: { waitS: 1 },
       },
     );
-    await expect
-      .poll(() => queue.lastSeen('srv-b') !== null && output.join('').includes('agent polling'))
-      .toBe(true);
+    await expect.poll(() => output.join('').includes('agent polling'), { timeout: 15_000 }).toBe(true);
     stop?.();
     expect(await running).toBe(0);
     expect(unsubscribed).toBe(true);
     expect(output.join('')).toContain('agent stopped');
+  });
+
+  it('is registered in the hal command table and stops on its stop signal', async () => {
+    const help: string[] = [];
+    expect(await runCli(['--help'], { stdout: { write: (text: string) => help.push(text) } })).toBe(0);
+    expect(help.join('')).toContain('hal agent --hal <url> --token <token>');
+
+    const output: string[] = [];
+    let stop: (signal: string) => void = () => {};
+    const stopSignal = new Promise<string>((resolve) => {
+      stop = resolve;
+    });
+    const running = runCli(
+      ['agent', '--hal', halUrl, '--token', tokens.cli, '--data-dir', path.join(work, 'cli')],
+      {
+        env: {},
+        stderr: { write: (text: string) => output.push(text) },
+        stopSignal,
+      },
+    );
+    await expect.poll(() => queue.lastSeen('srv-cli'), { timeout: 15_000 }).not.toBeNull();
+    stop('SIGTERM');
+    expect(await running).toBe(0);
+    expect(output.join('')).toContain('hal-agent agent stopped');
   });
 });
