@@ -38,7 +38,8 @@ export interface RoomConnections {
   reportProviderError(id: string, error: HalError): Promise<void>;
   onChange(
     listener: (event: { type: 'created' | 'updated' | 'deleted'; connection: Connection }) => void,
-  ): () => void;
+  ): () => void /** Applies a PATCH body (`/model <name>` sends `{model}`); absent → `/model` is unavailable. */;
+  update?(id: string, body: unknown, operator: { id: string; username: string }): Promise<Connection>;
 }
 
 /** Settings of {@link createAiService}. */
@@ -178,6 +179,17 @@ export function createAiService(settings: AiServiceSettings): AiService {
       if (!PROVIDER_ERROR.test(error.code)) return;
       await connections.reportProviderError(connectionId, new HalError(error.code, error.message));
     },
+    ...(connections.update
+      ? {
+          commands: {
+            async setModel(connectionId: string, model: string, operator: { id: string; username: string }) {
+              // The connection service refuses a model missing from the checked list (model_unavailable).
+              const updated = await connections.update?.(connectionId, { model }, operator);
+              return `${updated?.name ?? 'The model'} now uses ${updated?.model ?? model}.`;
+            },
+          },
+        }
+      : {}),
     onError(error) {
       deps.logger.error({ err: error }, 'room engine background error');
     },

@@ -179,7 +179,8 @@ describe('restart', () => {
           dataDir: first.dataDir,
           gpt: first.gpt,
           claude: first.claude,
-          connections: first.connections,
+          ids: first.ids,
+          keys: first.keys,
         },
       });
       expect(await second.ai.engine.recoverInterrupted()).toMatchObject({ turns: 1, messages: 1 });

@@ -78,6 +78,28 @@ describe('rooms and tabs', () => {
   });
 });
 
+describe('slash commands', () => {
+  it('switches a direct room model with /model and refuses what the engine refuses', async () => {
+    const { unified, gpt } = await rooms();
+    const switched = await post(gpt.id, '/model gpt-large');
+    expect(switched.status).toBe(202);
+    expect(switched.body.turns).toEqual([]);
+    expect(switched.body.note.content[0].text).toContain('gpt-large');
+    const listed = (await t.call('GET', ai('/connections'))).body.connections;
+    expect(listed.find((c: { id: string }) => c.id === t.ids.gpt).model).toBe('gpt-large');
+    const unknownModel = await post(gpt.id, '/model gpt-nope');
+    expect(unknownModel.status).toBe(400);
+    expect(unknownModel.body.error.code).toBe('model_unavailable');
+    expect((await post(unified.id, '/model gpt-large')).body.error.code).toBe('command_needs_direct_room');
+    expect((await post(unified.id, '/nope')).body.error.code).toBe('unknown_command');
+    expect((await post(unified.id, '/server')).body.error.code).toBe('command_args_required');
+    expect(chatRequests(t.gpt.requests)).toHaveLength(0);
+    const bad = await post(unified.id, '');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('validation_failed');
+  });
+});
+
 describe('addressing', () => {
   it('broadcasts to every active model with the skill, identity and participants in each system prompt', async () => {
     const { unified } = await rooms();
