@@ -166,16 +166,23 @@ export function createPages(deps: AppDeps): Hono<AppEnv> {
     page('Audit · 감사', '/ops/audit', async (c) => {
       const prefix = query(c, 'prefix')?.slice(0, 100);
       const cursor = query(c, 'cursor')?.slice(0, 40);
-      const [{ entries, nextCursor }, verification] = await Promise.all([
+      const [{ entries, nextCursor }, verification, operators] = await Promise.all([
         deps.audit.list({
           limit: 50,
           ...(cursor ? { cursor } : {}),
           ...(prefix ? { actionPrefix: prefix } : {}),
         }),
         verifyAuditChain(deps.db),
+        deps.db.selectFrom('operators').select(['id', 'username']).execute(),
       ]);
       return (
-        <AuditView entries={entries} verification={verification} prefix={prefix} nextCursor={nextCursor} />
+        <AuditView
+          operators={new Map(operators.map((o) => [o.id, o.username]))}
+          entries={entries}
+          verification={verification}
+          prefix={prefix}
+          nextCursor={nextCursor}
+        />
       );
     }),
   );

@@ -708,6 +708,8 @@ export function IncidentsView(props: { incidents: IncidentList; csrfToken: strin
 /** `/ops/audit`: entries and the chain verification. */
 export function AuditView(props: {
   entries: AuditEntry[];
+  /** Operator usernames by id, so actors read as people. */
+  operators: Map<string, string>;
   verification: AuditVerification;
   prefix: string | undefined;
   nextCursor: string | null;
@@ -745,7 +747,12 @@ export function AuditView(props: {
             <tr data-audit-action={entry.action}>
               <td>{entry.id}</td>
               <td>{formatTime(entry.at)}</td>
-              <td>{entry.actor}</td>
+              <td>
+                {entry.actor.startsWith('operator:') && props.operators.has(entry.actor.slice(9)) ? (
+                  <strong>{props.operators.get(entry.actor.slice(9))} </strong>
+                ) : null}
+                <span class="muted">{entry.actor}</span>
+              </td>
               <td>
                 <code>{entry.action}</code>
               </td>
