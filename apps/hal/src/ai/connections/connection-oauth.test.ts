@@ -330,6 +330,19 @@ describe('OpenRouter key issuance (PKCE)', () => {
     }
   });
 
+  it('answers a callback without a known state with an error page', async () => {
+    for (const query of ['', '?code=abc', '?code=abc&state=unknown']) {
+      const page = await t.request(`/ops/ai/oauth/callback${query}`, { session: alice });
+      expect(page.status).toBe(400);
+      const html = await page.text();
+      expect(dataOf(html, 'ok')).toBe('false');
+      expect(dataOf(html, 'code')).toBe('oauth_state_invalid');
+    }
+    // Without a session the popup is sent to the login form first.
+    const anonymous = await t.request('/ops/ai/oauth/callback?code=abc&state=x');
+    expect(anonymous.status).toBe(302);
+  });
+
   it('serves the callback script as an external file', async () => {
     const response = await t.request('/ops/ai/oauth/callback.js', { session: alice });
     expect(response.status).toBe(200);

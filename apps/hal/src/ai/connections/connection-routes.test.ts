@@ -47,6 +47,20 @@ function openaiBody(overrides: Record<string, unknown> = {}) {
 }
 
 describe('/ops/api/ai/connections', () => {
+  it('needs a session, and a CSRF token on writes', async () => {
+    const anonymous = await t.request(api());
+    expect(anonymous.status).toBe(401);
+    expect((await anonymous.json()).error.code).toBe('unauthenticated');
+    const forged = await t.request(api(), {
+      method: 'POST',
+      session,
+      headers: { 'x-csrf-token': 'forged' },
+      json: openaiBody(),
+    });
+    expect(forged.status).toBe(403);
+    expect((await t.call('GET', api(), session)).body.connections).toEqual([]);
+  });
+
   it('creates, lists, changes and deletes a connection with the spec shapes', async () => {
     const created = await t.call('POST', api(), session, openaiBody());
     expect(created.status).toBe(201);
