@@ -2,6 +2,7 @@ import { HalError } from '@hal-ai/spec';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { createAgentRoutes } from './agents/agent-routes.js';
 import { createConnectionRoutes, createOAuthCallbackRoutes } from './ai/connections/index.js';
+import { createPanelRoutes } from './ai/panel-routes.js';
 import { createRoomRoutes } from './ai/rooms/index.js';
 import { createSkillRoutes } from './ai/skill-routes.js';
 import type { AppDeps } from './deps.js';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/ops/api/ai', createSkillRoutes(deps));
   app.route('/ops/api/ai', createConnectionRoutes(deps));
   app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
+  app.route('/ops', createPanelRoutes(deps));
   app.route('/ops', createPages(deps));
   return app;
 }

@@ -1,0 +1,154 @@
+import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { HalError } from '@hal-ai/spec';
+import { Hono } from 'hono';
+import type { AppDeps } from '../deps.js';
+import type { AppEnv } from '../http/env.js';
+
+/** The panel preferences kept per operator in `operator_prefs`. */
+export interface PanelPrefs {
+  panelOpen: boolean;
+  panelWidth: number;
+}
+
+/** What an operator who never changed anything gets. */
+export const DEFAULT_PANEL_PREFS: PanelPrefs = { panelOpen: true, panelWidth: 380 };
+
+const PREF_KEYS = { panelOpen: 'ai.panel.open', panelWidth: 'ai.panel.width' } as const;
+const WIDTH_MIN = 280;
+const WIDTH_MAX = 960;
+
+const ASSETS = {
+  'panel.js': 'text/javascript; charset=utf-8',
+  'panel.css': 'text/css; charset=utf-8',
+} as const;
+
+/** Settings of {@link createPanelRoutes}. */
+export interface PanelRouteSettings {
+  /** The folder holding `panel.js` and `panel.css` (default: `dist/browser` of `@hal-ai/ui-panel`). */
+  assetsDir?: string;
+}
+
+/** Where the built browser bundle of `@hal-ai/ui-panel` lies (resolved through its package.json). */
+export function defaultPanelAssetsDir(): string {
+  const require = createRequire(import.meta.url);
+  return path.join(path.dirname(require.resolve('@hal-ai/ui-panel/package.json')), 'dist', 'browser');
+}
+
+function invalid(field: string, message: string): HalError {
+  return new HalError('validation_failed', message, { details: { issues: [{ path: field, message }] } });
+}
+
+function readPrefsBody(value: unknown): Partial<PanelPrefs> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid('', 'The body must be a JSON object');
+  }
+  const body = value as Record<string, unknown>;
+  const result: Partial<PanelPrefs> = {};
+  for (const key of Object.keys(body)) {
+    if (key !== 'panelOpen' && key !== 'panelWidth') throw invalid(key, `Unknown preference ${key}`);
+  }
+  if (body.panelOpen !== undefined) {
+    if (typeof body.panelOpen !== 'boolean') throw invalid('panelOpen', 'panelOpen must be a boolean');
+    result.panelOpen = body.panelOpen;
+  }
+  if (body.panelWidth !== undefined) {
+    const width = body.panelWidth;
+    if (typeof width !== 'number' || !Number.isInteger(width) || width < WIDTH_MIN || width > WIDTH_MAX) {
+      throw invalid('panelWidth', `panelWidth must be an integer from ${WIDTH_MIN} to ${WIDTH_MAX}`);
+    }
+    result.panelWidth = width;
+  }
+  return result;
+}
+
+async function readPrefs(deps: AppDeps, operatorId: string): Promise<PanelPrefs> {
+  const rows = await deps.db
+    .selectFrom('operator_prefs')
+    .select(['key', 'value'])
+    .where('operator_id', '=', operatorId)
+    .where('key', 'in', Object.values(PREF_KEYS))
+    .execute();
+  const prefs = { ...DEFAULT_PANEL_PREFS };
+  for (const row of rows) {
+    let value: unknown;
+    try {
+      value = JSON.parse(row.value);
+    } catch {
+      continue;
+    }
+    if (row.key === PREF_KEYS.panelOpen && typeof value === 'boolean') prefs.panelOpen = value;
+    if (row.key === PREF_KEYS.panelWidth && typeof value === 'number') prefs.panelWidth = value;
+  }
+  return prefs;
+}
+
+/**
+ * The panel's own routes, mounted at `/ops` (behind the session and CSRF middleware):
+ * `GET /ops/assets/panel.js|panel.css` serve the built browser bundle of `@hal-ai/ui-panel`;
+ * `GET /ops/api/ai/prefs` → `{prefs}` and `PUT /ops/api/ai/prefs {panelOpen?, panelWidth?}` →
+ * `{prefs}` keep the panel's open state and width per operator (`operator_prefs`), so they
+ * follow the operator to another browser.
+ *
+ * @example
+ * app.route('/ops', createPanelRoutes(deps));
+ */
+export function createPanelRoutes(deps: AppDeps, settings: PanelRouteSettings = {}): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  let assetsDir = settings.assetsDir;
+  const cache = new Map<string, string>();
+
+  routes.get('/assets/:file{panel\\.(js|css)}', async (c) => {
+    const file = c.req.param('file') as keyof typeof ASSETS;
+    let text = cache.get(file);
+    if (text === undefined) {
+      assetsDir ??= defaultPanelAssetsDir();
+      try {
+        text = await fs.readFile(path.join(assetsDir, file), 'utf8');
+      } catch {
+        throw new HalError(
+          'not_found',
+          `The AI panel bundle is not built (${file}): run tsup in packages/ui-panel`,
+        );
+      }
+      cache.set(file, text);
+    }
+    c.header('content-type', ASSETS[file]);
+    c.header('cache-control', 'no-cache');
+    return c.body(text);
+  });
+
+  routes.get('/api/ai/prefs', async (c) => c.json({ prefs: await readPrefs(deps, c.get('operator').id) }));
+
+  routes.put('/api/ai/prefs', async (c) => {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(await c.req.text());
+    } catch {
+      throw invalid('', 'The body is not valid JSON');
+    }
+    const changes = readPrefsBody(raw);
+    const operatorId = c.get('operator').id;
+    const now = new Date(deps.clock.now()).toISOString();
+    for (const [name, value] of Object.entries(changes) as Array<[keyof PanelPrefs, unknown]>) {
+      await deps.db
+        .insertInto('operator_prefs')
+        .values({
+          operator_id: operatorId,
+          key: PREF_KEYS[name],
+          value: JSON.stringify(value),
+          updated_at: now,
+        })
+        .onConflict((conflict) =>
+          conflict
+            .columns(['operator_id', 'key'])
+            .doUpdateSet({ value: JSON.stringify(value), updated_at: now }),
+        )
+        .execute();
+    }
+    return c.json({ prefs: await readPrefs(deps, operatorId) });
+  });
+
+  return routes;
+}

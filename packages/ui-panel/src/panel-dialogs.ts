@@ -1,0 +1,251 @@
+import { type PanelApi, PanelHttpError } from './panel-api.js';
+import type { Translate } from './panel-i18n.js';
+import { createElement } from './panel-render.js';
+
+/** What the dialogs need. */
+export interface DialogContext {
+  document: Document;
+  t: Translate;
+  api: PanelApi;
+}
+
+function openDialog(context: DialogContext, className: string, title: string): HTMLDialogElement {
+  const { document } = context;
+  const dialog = createElement(document, 'dialog', {
+    class: `hal-dialog ${className}`,
+    'aria-labelledby': `${className}-title`,
+  }) as HTMLDialogElement;
+  dialog.append(createElement(document, 'h2', { id: `${className}-title` }, [title]));
+  document.body.append(dialog);
+  return dialog;
+}
+
+function finish(dialog: HTMLDialogElement): void {
+  if (dialog.open) dialog.close();
+  dialog.remove();
+}
+
+/**
+ * The re-authentication dialog: asks for the password right where `401 reauth_required` happened,
+ * posts `POST /ops/api/reauth`, and resolves `true` once the window is open again (`false` on cancel).
+ */
+export function openReauthDialog(context: DialogContext): Promise<boolean> {
+  const { document, t, api } = context;
+  const dialog = openDialog(context, 'hal-reauth', t('reauthTitle'));
+  const form = createElement(document, 'form', { method: 'dialog' }) as HTMLFormElement;
+  const input = createElement(document, 'input', {
+    type: 'password',
+    name: 'password',
+    autocomplete: 'current-password',
+    required: '',
+    'aria-label': t('password'),
+  }) as HTMLInputElement;
+  const error = createElement(document, 'p', { class: 'hal-dialog-error', role: 'alert' });
+  const cancel = createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [t('cancel')]);
+  form.append(
+    createElement(document, 'p', {}, [t('reauthBody')]),
+    createElement(document, 'label', {}, [t('password'), input]),
+    error,
+    createElement(document, 'div', { class: 'hal-dialog-buttons' }, [
+      cancel,
+      createElement(document, 'button', { type: 'submit', class: 'hal-primary' }, [t('confirm')]),
+    ]),
+  );
+  dialog.append(form);
+  dialog.showModal();
+  input.focus();
+  return new Promise((resolve) => {
+    cancel.addEventListener('click', () => {
+      finish(dialog);
+      resolve(false);
+    });
+    dialog.addEventListener('cancel', () => {
+      finish(dialog);
+      resolve(false);
+    });
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      api
+        .send('POST', '/ops/api/reauth', { password: input.value })
+        .then(() => {
+          finish(dialog);
+          resolve(true);
+        })
+        .catch((failure: unknown) => {
+          error.textContent =
+            failure instanceof PanelHttpError ? `${failure.code}: ${failure.message}` : String(failure);
+          input.select();
+        });
+    });
+  });
+}
+
+/** What the three-step dialog collected. */
+export interface ThreeStepConfirmation {
+  confirmToken: string;
+  confirmImpact: true;
+  confirmIdentifiers: string[];
+  confirmExecute: true;
+}
+
+function impactText(impact: unknown): string {
+  if (typeof impact === 'string') return impact;
+  return JSON.stringify(impact, null, 2);
+}
+
+/**
+ * The three-step dialog of a high action (`409 three_step_required`): (1) the impact, (2) every
+ * identifier retyped exactly, (3) execute. Resolves the confirmation body, or `null` on cancel.
+ */
+export function openThreeStepDialog(
+  context: DialogContext,
+  details: { impact?: unknown; identifiers?: unknown; confirmToken?: unknown },
+): Promise<ThreeStepConfirmation | null> {
+  const { document, t } = context;
+  const identifiers = Array.isArray(details.identifiers) ? details.identifiers.map(String) : [];
+  const dialog = openDialog(context, 'hal-three-step', t('threeStepTitle'));
+  const body = createElement(document, 'div', { class: 'hal-step' });
+  dialog.append(body);
+  dialog.showModal();
+  return new Promise((resolve) => {
+    const cancelWith = () => {
+      finish(dialog);
+      resolve(null);
+    };
+    dialog.addEventListener('cancel', cancelWith);
+    const cancelButton = () =>
+      createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [t('cancel')]);
+
+    function stepOne(): void {
+      const next = createElement(document, 'button', { type: 'button', class: 'hal-primary hal-step-next' }, [
+        t('next'),
+      ]);
+      const cancel = cancelButton();
+      body.replaceChildren(
+        createElement(document, 'h3', {}, [t('stepImpact')]),
+        createElement(document, 'pre', { class: 'hal-impact' }, [impactText(details.impact)]),
+        createElement(document, 'div', { class: 'hal-dialog-buttons' }, [cancel, next]),
+      );
+      cancel.addEventListener('click', cancelWith);
+      next.addEventListener('click', stepTwo);
+      next.focus();
+    }
+
+    function stepTwo(): void {
+      const inputs = identifiers.map(
+        (identifier, index) =>
+          createElement(document, 'input', {
+            type: 'text',
+            class: 'hal-retype',
+            autocomplete: 'off',
+            spellcheck: 'false',
+            'data-index': String(index),
+            'aria-label': `${identifier} — ${t('retype')}`,
+          }) as HTMLInputElement,
+      );
+      const next = createElement(
+        document,
+        'button',
+        { type: 'button', class: 'hal-primary hal-step-next', disabled: '' },
+        [t('next')],
+      ) as HTMLButtonElement;
+      const cancel = cancelButton();
+      const check = () => {
+        next.disabled = !inputs.every((input, index) => input.value === identifiers[index]);
+      };
+      for (const input of inputs) input.addEventListener('input', check);
+      body.replaceChildren(
+        createElement(document, 'h3', {}, [t('stepIdentifiers')]),
+        ...identifiers.map((identifier, index) =>
+          createElement(document, 'label', {}, [
+            createElement(document, 'code', {}, [identifier]),
+            inputs[index],
+          ]),
+        ),
+        createElement(document, 'div', { class: 'hal-dialog-buttons' }, [cancel, next]),
+      );
+      cancel.addEventListener('click', cancelWith);
+      next.addEventListener('click', () => stepThree(inputs.map((input) => input.value)));
+      check();
+      inputs[0]?.focus();
+    }
+
+    function stepThree(typed: string[]): void {
+      const execute = createElement(
+        document,
+        'button',
+        { type: 'button', class: 'hal-danger hal-step-execute' },
+        [t('execute')],
+      );
+      const cancel = cancelButton();
+      body.replaceChildren(
+        createElement(document, 'h3', {}, [t('stepExecute')]),
+        createElement(document, 'p', {}, [typed.join(', ')]),
+        createElement(document, 'div', { class: 'hal-dialog-buttons' }, [cancel, execute]),
+      );
+      cancel.addEventListener('click', cancelWith);
+      execute.addEventListener('click', () => {
+        finish(dialog);
+        resolve({
+          confirmToken: String(details.confirmToken ?? ''),
+          confirmImpact: true,
+          confirmIdentifiers: typed,
+          confirmExecute: true,
+        });
+      });
+      execute.focus();
+    }
+
+    stepOne();
+  });
+}
+
+/** Asks for a reason to reject a proposal; resolves the reason, or `null` on cancel. */
+export function openRejectDialog(context: DialogContext): Promise<string | null> {
+  const { document, t } = context;
+  const dialog = openDialog(context, 'hal-reject-dialog', t('rejectReason'));
+  const form = createElement(document, 'form', { method: 'dialog' }) as HTMLFormElement;
+  const reason = createElement(document, 'textarea', {
+    rows: '3',
+    'aria-label': t('rejectReason'),
+  }) as HTMLTextAreaElement;
+  const cancel = createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [t('cancel')]);
+  form.append(
+    reason,
+    createElement(document, 'div', { class: 'hal-dialog-buttons' }, [
+      cancel,
+      createElement(document, 'button', { type: 'submit', class: 'hal-danger' }, [t('reject')]),
+    ]),
+  );
+  dialog.append(form);
+  dialog.showModal();
+  reason.focus();
+  return new Promise((resolve) => {
+    const cancelWith = () => {
+      finish(dialog);
+      resolve(null);
+    };
+    cancel.addEventListener('click', cancelWith);
+    dialog.addEventListener('cancel', cancelWith);
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      finish(dialog);
+      resolve(reason.value);
+    });
+  });
+}
+
+/**
+ * Runs a state-changing call; on `401 reauth_required` opens the re-auth dialog right there and
+ * retries once it succeeds (SPEC §1: a dialog at that point, not a banner).
+ */
+export async function withReauth<T>(context: DialogContext, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof PanelHttpError && error.code === 'reauth_required') {
+      if (await openReauthDialog(context)) return withReauth(context, call);
+    }
+    throw error;
+  }
+}

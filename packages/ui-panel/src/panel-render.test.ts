@@ -1,0 +1,131 @@
+import { describe, expect, it } from 'vitest';
+import { renderActionCard, renderMessage, renderTabs } from './panel-render.js';
+import {
+  createTestContext,
+  testAction,
+  testConnection,
+  testMessage,
+} from './panel-test-support.test-support.js';
+
+describe('renderMessage', () => {
+  const context = createTestContext([testConnection({ id: 'c1', name: 'claude' })]);
+
+  it('renders model markdown with the author and usage "not provided" when absent', () => {
+    const element = renderMessage(context, testMessage({ content: [{ type: 'text', text: '**hi**' }] }));
+    expect(element.querySelector('.hal-author')?.textContent).toBe('claude');
+    expect(element.querySelector('.hal-md strong')?.textContent).toBe('hi');
+    expect(element.querySelector('.hal-usage')?.textContent).toBe('사용량 제공되지 않음');
+  });
+
+  it('shows reported usage', () => {
+    const element = renderMessage(context, testMessage({ usage: { inputTokens: 12, outputTokens: 3 } }));
+    expect(element.querySelector('.hal-usage')?.textContent).toBe('사용량: in 12 · out 3');
+  });
+
+  it('shows operator text as text, never as markup', () => {
+    const element = renderMessage(
+      context,
+      testMessage({
+        role: 'user',
+        connectionId: null,
+        content: [{ type: 'text', text: '<img src=x onerror=alert(1)>' }],
+      }),
+    );
+    expect(element.querySelector('img')).toBeNull();
+    expect(element.querySelector('.hal-text')?.textContent).toBe('<img src=x onerror=alert(1)>');
+  });
+
+  it('labels relayed replies and shows failures with their code, not as text', () => {
+    const relayed = renderMessage(context, testMessage({ relayDepth: 1, relayedFrom: 'm0' }));
+    expect(relayed.querySelector('.hal-relay-label')?.textContent).toBe('릴레이 답변');
+    const failed = renderMessage(
+      context,
+      testMessage({ status: 'failed', content: [], error: { code: 'provider_auth', message: 'bad key' } }),
+    );
+    expect(failed.querySelector('.hal-failure')?.getAttribute('data-error-code')).toBe('provider_auth');
+    expect(failed.querySelector('.hal-failure')?.textContent).toContain('provider_auth: bad key');
+    expect(failed.querySelector('.hal-md')).toBeNull();
+  });
+
+  it('renders streamed text while streaming, and tool calls/results collapsible', () => {
+    const streaming = renderMessage(context, testMessage({ status: 'streaming', content: [] }), 'part *one*');
+    expect(streaming.querySelector('.hal-md em')?.textContent).toBe('one');
+    expect(streaming.querySelector('.hal-streaming')).not.toBeNull();
+    const tools = renderMessage(
+      context,
+      testMessage({
+        content: [
+          { type: 'tool-call', toolCallId: 't1', toolName: 'hal_health', input: { a: 1 } },
+          { type: 'tool-result', toolCallId: 't1', toolName: 'hal_health', output: { ok: true } },
+        ],
+      }),
+    );
+    const sections = tools.querySelectorAll('details');
+    expect(sections).toHaveLength(2);
+    expect(sections[0]?.querySelector('summary')?.textContent).toBe('도구 호출: hal_health');
+    expect(sections[1]?.querySelector('code')?.textContent).toContain('"ok": true');
+  });
+
+  it('renders HAL notes and the English catalogue', () => {
+    const english = createTestContext([], 'en');
+    const note = renderMessage(
+      english,
+      testMessage({
+        role: 'system',
+        connectionId: null,
+        content: [{ type: 'note', text: 'relay limit', code: 'relay_limit' }],
+      }),
+    );
+    expect(note.querySelector('.hal-author')?.textContent).toBe('HAL');
+    expect(note.querySelector('.hal-note')?.textContent).toBe('relay limit');
+  });
+});
+
+describe('renderTabs', () => {
+  it('puts 통합 first, then connections in order with status marks, then +', () => {
+    const context = createTestContext([
+      testConnection({ id: 'c1', name: 'claude' }),
+      testConnection({ id: 'c2', name: 'gpt', status: 'reauth_required' }),
+    ]);
+    const tabs = renderTabs(
+      context,
+      [
+        { id: 'r2', kind: 'direct', title: 'gpt', fixed: false, connectionId: 'c2', position: 2 },
+        { id: 'r1', kind: 'direct', title: '', fixed: false, connectionId: 'c1', position: 1 },
+        { id: 'u', kind: 'unified', title: 'Unified', fixed: true, connectionId: null, position: 0 },
+      ],
+      'r1',
+    );
+    expect(tabs.getAttribute('role')).toBe('tablist');
+    const titles = [...tabs.querySelectorAll('[role=tab] .hal-tab-title')].map((node) => node.textContent);
+    expect(titles).toEqual(['통합', 'claude', 'gpt']);
+    expect(tabs.querySelector('[aria-selected=true]')?.getAttribute('data-room-id')).toBe('r1');
+    expect(tabs.querySelector('[data-room-id=r2] .hal-status-mark')?.getAttribute('data-status')).toBe(
+      'reauth_required',
+    );
+    expect(tabs.querySelector('a.hal-tab-add')?.getAttribute('href')).toBe('/ops/ai');
+  });
+});
+
+describe('renderActionCard', () => {
+  const context = createTestContext();
+
+  it('shows tool, arguments, tier, identifiers and buttons while proposed', () => {
+    const card = renderActionCard(context, testAction());
+    expect(card.querySelector('.hal-action-tool')?.textContent).toBe('hal_server_isolate');
+    expect(card.querySelector('.hal-risk')?.getAttribute('data-risk')).toBe('high');
+    expect(card.querySelector('.hal-identifiers')?.textContent).toBe('srv-1');
+    expect(card.querySelector('pre')?.textContent).toContain('"serverId": "srv-1"');
+    expect(card.querySelectorAll('button[data-act]')).toHaveLength(2);
+  });
+
+  it('drops the buttons once decided and shows the error of a failed action', () => {
+    const card = renderActionCard(
+      context,
+      testAction({ status: 'failed', error: { code: 'not_found', message: 'no server' } }),
+    );
+    expect(card.querySelectorAll('button')).toHaveLength(0);
+    expect(card.querySelector('.hal-action-state')?.textContent).toBe('실패');
+    expect(card.querySelector('.hal-failure')?.textContent).toBe('not_found: no server');
+  });
+});

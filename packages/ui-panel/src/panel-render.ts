@@ -1,0 +1,290 @@
+import type { Action, Connection, ContentBlock, Room, RoomMessage } from '@hal-ai/spec';
+import type { Translate } from './panel-i18n.js';
+import type { MarkdownRenderer } from './panel-markdown.js';
+
+/** What the pure renderers need: a document to build in, strings, markdown and connection names. */
+export interface RenderContext {
+  document: Document;
+  t: Translate;
+  markdown: MarkdownRenderer;
+  /** Connections by id (names, status). */
+  connections: ReadonlyMap<string, Connection>;
+}
+
+/** Creates an element with attributes and children (strings become text nodes, never HTML). */
+export function createElement(
+  document: Document,
+  tag: string,
+  attributes: Record<string, string | undefined> = {},
+  children: Array<Node | string | null | undefined> = [],
+): HTMLElement {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== undefined) element.setAttribute(name, value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined) continue;
+    element.append(typeof child === 'string' ? document.createTextNode(child) : child);
+  }
+  return element;
+}
+
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function details(context: RenderContext, className: string, summary: string, body: string): HTMLElement {
+  const { document } = context;
+  return createElement(document, 'details', { class: className }, [
+    createElement(document, 'summary', {}, [summary]),
+    createElement(document, 'pre', {}, [createElement(document, 'code', {}, [body])]),
+  ]);
+}
+
+function markdownBlock(context: RenderContext, text: string): HTMLElement {
+  const block = createElement(context.document, 'div', { class: 'hal-md' });
+  // The renderer's output is sanitised by DOMPurify (panel-markdown.ts).
+  block.innerHTML = context.markdown.render(text);
+  return block;
+}
+
+function renderBlock(context: RenderContext, message: RoomMessage, block: ContentBlock): HTMLElement | null {
+  const { document, t } = context;
+  switch (block.type) {
+    case 'text':
+      return message.role === 'user'
+        ? createElement(document, 'div', { class: 'hal-text' }, [block.text])
+        : markdownBlock(context, block.text);
+    case 'tool-call':
+      return details(context, 'hal-tool-call', `${t('toolCall')}: ${block.toolName}`, json(block.input));
+    case 'tool-result':
+      return details(
+        context,
+        block.isError ? 'hal-tool-result hal-tool-error' : 'hal-tool-result',
+        `${t('toolResult')}: ${block.toolName}`,
+        json(block.output),
+      );
+    case 'note':
+      return createElement(document, 'div', { class: 'hal-note', 'data-code': block.code }, [block.text]);
+    case 'command':
+      return createElement(document, 'div', { class: 'hal-command' }, [
+        createElement(document, 'code', {}, [
+          `/${block.command}${block.args.length ? ` ${block.args.join(' ')}` : ''}`,
+        ]),
+      ]);
+    case 'action':
+      // The card itself is rendered from the live action (renderActionCard); this is its slot.
+      return createElement(document, 'div', { class: 'hal-action-slot', 'data-action-id': block.actionId });
+    case 'context':
+      return createElement(document, 'div', { class: 'hal-context' }, [
+        block.source === 'web'
+          ? `🔗 ${block.title ?? block.url ?? ''}`
+          : `📄 ${block.title ?? block.url ?? ''}`,
+      ]);
+    default:
+      return null;
+  }
+}
+
+function authorOf(context: RenderContext, message: RoomMessage): string {
+  const { t } = context;
+  if (message.role === 'user') return t('you');
+  if (message.role === 'system') return t('hal');
+  const connection = message.connectionId ? context.connections.get(message.connectionId) : undefined;
+  return connection?.name ?? message.connectionId ?? t('hal');
+}
+
+function usageText(context: RenderContext, message: RoomMessage): string {
+  const usage = message.usage;
+  if (!usage) return context.t('usageNotProvided');
+  const parts: string[] = [];
+  if (usage.inputTokens !== undefined) parts.push(`in ${usage.inputTokens}`);
+  if (usage.outputTokens !== undefined) parts.push(`out ${usage.outputTokens}`);
+  if (usage.totalTokens !== undefined) parts.push(`total ${usage.totalTokens}`);
+  return parts.length ? `${context.t('usage')}: ${parts.join(' · ')}` : context.t('usageNotProvided');
+}
+
+/**
+ * Renders one room message: the author (and a "relayed reply" label), its blocks (markdown for
+ * model text, collapsible tool calls and results, HAL notes), the streamed text while it is still
+ * streaming, a failure with its code (never as model text), and usage where the provider reported it.
+ *
+ * @example
+ * list.append(renderMessage(context, message, timeline.streamed(message.id)));
+ */
+export function renderMessage(context: RenderContext, message: RoomMessage, streamed = ''): HTMLElement {
+  const { document, t } = context;
+  const article = createElement(document, 'article', {
+    class: `hal-message hal-role-${message.role} hal-status-${message.status}${message.relayDepth ? ' hal-relayed' : ''}`,
+    'data-message-id': message.id,
+    'data-seq': String(message.seq),
+  });
+  const header = createElement(document, 'header', { class: 'hal-message-head' }, [
+    createElement(document, 'span', { class: 'hal-author' }, [authorOf(context, message)]),
+    message.model ? createElement(document, 'span', { class: 'hal-model' }, [message.model]) : null,
+    message.relayDepth === 1 || message.relayedFrom
+      ? createElement(document, 'span', { class: 'hal-relay-label' }, [t('relayed')])
+      : null,
+  ]);
+  article.append(header);
+  const body = createElement(document, 'div', { class: 'hal-message-body' });
+  for (const block of message.content) {
+    const rendered = renderBlock(context, message, block);
+    if (rendered) body.append(rendered);
+  }
+  if (message.status === 'streaming') {
+    if (streamed) body.append(markdownBlock(context, streamed));
+    body.append(createElement(document, 'div', { class: 'hal-streaming', role: 'status' }, [t('streaming')]));
+  }
+  article.append(body);
+  if (message.status === 'failed' || message.status === 'incomplete') {
+    article.append(
+      createElement(
+        document,
+        'div',
+        { class: 'hal-failure', role: 'alert', 'data-error-code': message.error?.code },
+        [
+          createElement(document, 'strong', {}, [
+            message.status === 'failed' ? t('failed') : t('incomplete'),
+          ]),
+          message.error ? ` ${message.error.code}: ${message.error.message}` : '',
+        ],
+      ),
+    );
+  }
+  if (message.role === 'assistant' && message.status !== 'streaming') {
+    article.append(createElement(document, 'footer', { class: 'hal-usage' }, [usageText(context, message)]));
+  }
+  return article;
+}
+
+/** What a tab shows: the room, and for a direct room its connection's status. */
+export interface TabView {
+  room: Room;
+  connection?: Connection;
+}
+
+/**
+ * Renders the tab list (ARIA `tablist`): `통합` first and fixed, then one tab per connection with
+ * a status mark, then `+` (a link to `/ops/ai`). Unified rooms always show the translated name.
+ *
+ * @example
+ * nav.replaceChildren(renderTabs(context, rooms, activeRoomId));
+ */
+export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: string | null): HTMLElement {
+  const { document, t } = context;
+  const list = createElement(document, 'div', {
+    class: 'hal-tabs',
+    role: 'tablist',
+    'aria-label': t('tabs'),
+  });
+  const ordered = [...rooms].sort((a, b) =>
+    a.kind === b.kind ? a.position - b.position : a.kind === 'unified' ? -1 : 1,
+  );
+  for (const room of ordered) {
+    const connection = room.connectionId ? context.connections.get(room.connectionId) : undefined;
+    const selected = room.id === activeRoomId;
+    const title = room.kind === 'unified' ? t('unified') : room.title || connection?.name || room.id;
+    const tab = createElement(
+      document,
+      'button',
+      {
+        type: 'button',
+        role: 'tab',
+        class: `hal-tab${selected ? ' is-active' : ''}`,
+        id: `hal-tab-${room.id}`,
+        'aria-selected': selected ? 'true' : 'false',
+        'aria-controls': 'hal-room',
+        tabindex: selected ? '0' : '-1',
+        'data-room-id': room.id,
+        'data-fixed': room.fixed ? 'true' : 'false',
+      },
+      [createElement(document, 'span', { class: 'hal-tab-title' }, [title])],
+    );
+    if (connection) {
+      tab.append(
+        createElement(document, 'span', {
+          class: `hal-status-mark hal-conn-${connection.status}`,
+          'data-status': connection.status,
+          title: t(`status_${connection.status}` as never),
+          'aria-label': t(`status_${connection.status}` as never),
+        }),
+      );
+    }
+    list.append(tab);
+  }
+  list.append(
+    createElement(
+      document,
+      'a',
+      { class: 'hal-tab-add', href: '/ops/ai', title: t('addConnection'), 'aria-label': t('addConnection') },
+      ['+'],
+    ),
+  );
+  return list;
+}
+
+/**
+ * Renders a proposal card: tool, arguments, risk tier, target identifiers and state, with
+ * approve/reject buttons while it is `proposed`. The buttons carry `data-act` for the panel.
+ *
+ * @example
+ * slot.replaceChildren(renderActionCard(context, action));
+ */
+export function renderActionCard(context: RenderContext, action: Action): HTMLElement {
+  const { document, t } = context;
+  const card = createElement(document, 'section', {
+    class: `hal-action hal-risk-${action.risk} hal-action-${action.status}`,
+    'data-action-id': action.id,
+    'data-status': action.status,
+    'aria-label': `${t('proposal')}: ${action.tool}`,
+  });
+  card.append(
+    createElement(document, 'header', {}, [
+      createElement(document, 'strong', {}, [`${t('proposal')}: `]),
+      createElement(document, 'code', { class: 'hal-action-tool' }, [action.tool]),
+      createElement(document, 'span', { class: 'hal-risk', 'data-risk': action.risk }, [
+        t(`risk_${action.risk}` as never),
+      ]),
+    ]),
+    createElement(document, 'dl', {}, [
+      createElement(document, 'dt', {}, [t('args')]),
+      createElement(document, 'dd', {}, [createElement(document, 'pre', {}, [json(action.args)])]),
+      action.identifiers.length ? createElement(document, 'dt', {}, [t('identifiers')]) : null,
+      action.identifiers.length
+        ? createElement(
+            document,
+            'dd',
+            { class: 'hal-identifiers' },
+            action.identifiers.map((id) => createElement(document, 'code', {}, [id])),
+          )
+        : null,
+      createElement(document, 'dt', {}, [t('state')]),
+      createElement(document, 'dd', { class: 'hal-action-state' }, [t(`action_${action.status}` as never)]),
+    ]),
+  );
+  if (action.error) {
+    card.append(
+      createElement(document, 'div', { class: 'hal-failure', role: 'alert' }, [
+        `${action.error.code}: ${action.error.message}`,
+      ]),
+    );
+  }
+  if (action.status === 'proposed') {
+    card.append(
+      createElement(document, 'div', { class: 'hal-action-buttons' }, [
+        createElement(document, 'button', { type: 'button', class: 'hal-approve', 'data-act': 'approve' }, [
+          t('approve'),
+        ]),
+        createElement(document, 'button', { type: 'button', class: 'hal-reject', 'data-act': 'reject' }, [
+          t('reject'),
+        ]),
+      ]),
+    );
+  }
+  return card;
+}
