@@ -1,1 +1,7 @@
-export {};
+export type {
+  HalMcpServerSettings,
+  McpApprovalRequest,
+  McpCallInfo,
+  McpLogger,
+} from './mcp-server.js';
+export { createHalMcpServer } from './mcp-server.js';
