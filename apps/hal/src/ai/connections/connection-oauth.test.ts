@@ -102,6 +102,8 @@ describe('OAuth (authorization code + PKCE S256)', () => {
       expect(auth.calls.authorization_code).toBe(0);
 
       // An expired state is refused.
+      // An abandoned login's state and verifier are swept by the next start after they expire.
+      await t.call('POST', api(`/${connection.id}/oauth/start`), alice);
       const late = await t.call('POST', api(`/${connection.id}/oauth/start`), alice);
       const lateBack = await followLogin(late.body.authorizeUrl);
       t.clock.advance(10 * 60_000 + 1);
@@ -109,6 +111,7 @@ describe('OAuth (authorization code + PKCE S256)', () => {
       expect(expired.status).toBe(400);
       expect(dataOf(expired.html, 'code')).toBe('oauth_state_invalid');
       expect(auth.calls.authorization_code).toBe(0);
+      expect((await vaultIds()).filter((id) => id.includes(':oauth_verifier:'))).toHaveLength(1);
 
       // The real login (a fresh password entry first: the clock moved past the reauth window).
       const reauth = await t.request('/ops/api/reauth', {

@@ -856,7 +856,15 @@ export function createConnectionService(
               ...(oauth.extraParams ? { extraParams: { ...oauth.extraParams } } : {}),
               allowInsecureRequests: true,
             });
-      await db.deleteFrom('ai_oauth_states').where('expires_at', '<=', clock.now()).execute();
+      // Abandoned logins: their states and verifiers go, so neither piles up.
+      const abandoned = await db
+        .deleteFrom('ai_oauth_states')
+        .where('expires_at', '<=', clock.now())
+        .returning(['connection_id', 'state_hash'])
+        .execute();
+      for (const entry of abandoned) {
+        await vault.delete(connectionSecretIds.verifier(entry.connection_id, entry.state_hash));
+      }
       await vault.set(connectionSecretIds.verifier(id, stateHash), codeVerifier);
       await db
         .insertInto('ai_oauth_states')
