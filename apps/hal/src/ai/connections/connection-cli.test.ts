@@ -25,7 +25,14 @@ beforeEach(async () => {
   fs.mkdirSync(home);
   // Only HAL_CLI_DIRS and an empty home are searched beyond the system folders (where neither CLI is installed here).
   const env = { HAL_CLI_DIRS: binDir, PATH: path.dirname(process.execPath), HOME: home };
-  t = await createConnectionsTestApp({ cli: { env, homedir: home, statusTimeoutMs: 20_000 } });
+  t = await createConnectionsTestApp({
+    cli: {
+      env,
+      homedir: home,
+      statusTimeoutMs: 20_000,
+      mcp: { command: process.execPath, args: ['-e', 'process.exit(0)'] },
+    },
+  });
   session = await t.login();
 });
 
@@ -90,5 +97,19 @@ describe('local CLI connections', () => {
     const model = await t.connections.languageModel(created.body.connection.id);
     expect(model.provider).toBe('local-cli');
     expect(model.modelId).toBe('opus');
+    const result = await model.doGenerate({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
+    expect(result.content).toEqual([
+      expect.objectContaining({ type: 'text', text: 'hello from the fake cli' }),
+    ]);
+    const [argv] = fs
+      .readFileSync(path.join(binDir, 'claude-calls.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as string[]);
+    // HAL's MCP server rides along on every CLI run.
+    expect(argv).toContain('--mcp-config');
+    expect(argv?.[argv.indexOf('--model') + 1]).toBe('opus');
   });
 });

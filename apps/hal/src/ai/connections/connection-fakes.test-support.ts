@@ -341,7 +341,8 @@ export async function followLogin(authorizeUrl: string): Promise<URL> {
 
 /**
  * Writes a fake `claude` into `dir`: `--version` and `auth status` (JSON `{loggedIn}`, exit 1 when
- * logged out) behave like Claude Code's.
+ * logged out) behave like Claude Code's; a `-p` run records its argv in `claude-calls.jsonl` and
+ * prints a JSON result.
  */
 export function installFakeClaude(dir: string, behaviour: { loggedIn: boolean; version?: string }): string {
   const file = path.join(dir, 'claude');
@@ -351,6 +352,11 @@ if (argv[0] === '--version') { console.log(${JSON.stringify(behaviour.version ??
 if (argv[0] === 'auth' && argv[1] === 'status') {
   console.log(JSON.stringify({ loggedIn: ${behaviour.loggedIn} }));
   process.exit(${behaviour.loggedIn ? 0 : 1});
+}
+if (argv.includes('-p')) {
+  require('node:fs').appendFileSync(require('node:path').join(__dirname, 'claude-calls.jsonl'), JSON.stringify(argv) + '\\n');
+  console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'hello from the fake cli' }));
+  process.exit(0);
 }
 process.exit(2);
 `;

@@ -22,6 +22,7 @@ import {
 import {
   CLI_DEFAULT_MODEL,
   CLI_LOGIN_HINT,
+  type CliMcpServer,
   type CliSpawn,
   type CliStatus,
   type CliTool,
@@ -142,6 +143,8 @@ export interface ConnectionServiceOptions {
     spawn?: CliSpawn;
     /** Per status command. Default 15 000 ms. */
     statusTimeoutMs?: number;
+    /** HAL's MCP server, attached to every CLI run (read tools; approval requests for the rest). */
+    mcp?: CliMcpServer;
   };
   /** Provider first-byte timeout. Default `config.providerFirstByteTimeoutMs`. */
   firstByteTimeoutMs?: number;
@@ -426,6 +429,7 @@ export function createConnectionService(
         env: cliEnv(),
         ...(options.cli?.homedir ? { homedir: options.cli.homedir } : {}),
         ...(options.cli?.spawn ? { spawn: options.cli.spawn } : {}),
+        ...(options.cli?.mcp ? { mcp: options.cli.mcp } : {}),
       });
     }
     let credentials: { apiKey?: string; authToken?: string } = {};
