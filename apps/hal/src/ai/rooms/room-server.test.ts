@@ -93,9 +93,9 @@ describe('hal serve with the AI rooms', () => {
     const first = JSON.stringify(chat[0]?.body);
     expect(first).toContain('You are working inside **HAL**');
     // read_only: only read tools are declared to the provider.
-    const declared = (chat[0]?.body as { tools: Array<{ function: { name: string } }> }).tools.map(
-      (tool) => tool.function.name,
-    );
+    const declared = (
+      (chat[0]?.body ?? { tools: [] }) as { tools: Array<{ function: { name: string } }> }
+    ).tools.map((tool) => tool.function.name);
     expect(declared).toContain('hal_health');
     expect(declared).not.toContain('hal_server_delete');
     expect(declared).not.toContain('hal_incident_open');
