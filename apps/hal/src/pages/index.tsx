@@ -1,8 +1,10 @@
 import { HalError } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
+import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { verifyAuditChain } from '../audit/audit-log.js';
 import type { ServerMetrics } from '../core/agent.js';
+import type { JOB_STATES } from '../core/core-schemas.js';
 import { type HalCore, LOCAL_SERVER_ID } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
@@ -25,6 +27,8 @@ import {
 } from './pages-views.js';
 
 type Ctx = Context<AppEnv>;
+/** The core validates the value; the cast only lets an unknown one reach that validation. */
+type JobState = (typeof JOB_STATES)[number];
 
 /** A query parameter, or undefined when absent or empty. */
 function query(c: Ctx, name: string): string | undefined {
@@ -50,11 +54,11 @@ export function createPages(deps: AppDeps): Hono<AppEnv> {
   };
 
   /** A GET page: renders the view, or the layout with the error's message and code. */
-  function page(title: string, section: Section, build: (c: Ctx) => Promise<unknown>) {
+  function page(title: string, section: Section, build: (c: Ctx) => Promise<Child>) {
     return async (c: Ctx) => {
       const notice = query(c, 'notice')?.slice(0, 300);
       try {
-        return renderPage(c, deps, { title, section, notice }, (await build(c)) as never);
+        return renderPage(c, deps, { title, section, notice }, await build(c));
       } catch (error) {
         const failure = publicError(error);
         if (failure.status >= 500) deps.logger.error({ err: error, path: c.req.path }, 'console page failed');
@@ -119,7 +123,7 @@ export function createPages(deps: AppDeps): Hono<AppEnv> {
       const state = query(c, 'state');
       const cursor = query(c, 'cursor');
       const { jobs, nextCursor } = await core().jobs.list({
-        ...(state ? { state: state as never } : {}),
+        ...(state ? { state: state as JobState } : {}),
         ...(cursor ? { cursor } : {}),
       });
       return <JobsView jobs={jobs} state={state} nextCursor={nextCursor} />;

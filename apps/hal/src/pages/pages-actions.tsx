@@ -73,6 +73,8 @@ export async function renderPage(
       {body}
     </Layout>
   );
+  // Pages carry the CSRF token and live data: never kept by the browser's cache or a proxy.
+  c.header('Cache-Control', 'no-store');
   return c.html(html`<!doctype html>${page}`, status);
 }
 

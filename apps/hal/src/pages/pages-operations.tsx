@@ -103,8 +103,7 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       parse: async (_input, c) => parseInput(ServerIdArgs, { id: param(c, 'id') }),
       run: async (args, c) => {
         const { server, token } = await core().servers.issueAgentToken(actor(c), args);
-        // A credential shown once: never cached by the browser or a proxy.
-        c.header('Cache-Control', 'no-store');
+        // Shown once; renderPage marks every page `no-store`, so it is not cached either.
         return { body: <AgentTokenView serverName={server.name} serverId={server.id} token={token} /> };
       },
     }),

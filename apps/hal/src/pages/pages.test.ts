@@ -147,6 +147,7 @@ describe('console pages', () => {
       const signedIn = await page(pathname);
       expect(signedIn.status, pathname).toBe(200);
       expect(signedIn.html.startsWith('<!doctype html>')).toBe(true);
+      expect(signedIn.response.headers.get('cache-control')).toBe('no-store');
       expect(signedIn.html).toContain('<aside id="hal-ai-panel" data-hal-panel=""');
       expect(signedIn.html).toContain('<script type="module" src="/ops/assets/panel.js"></script>');
       expect(signedIn.html).toContain('alice');
