@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import { createAgentDirectory } from './agents/agent-directory.js';
 import { createLocalAgent } from './agents/agent-local.js';
@@ -68,7 +69,19 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       redact: (value) => vault.redact(value),
     });
     deps.vault = vault;
-    deps.connections = createConnectionService({ ...deps, vault });
+    // In the built bundle the `hal-mcp` bin sits beside this module: local CLI runs get HAL's MCP
+    // server (read tools run, the rest become approval requests). Run from sources there is none.
+    const mcpBin = fileURLToPath(new URL('./mcp-bin.js', import.meta.url));
+    deps.connections = createConnectionService(
+      { ...deps, vault },
+      fs.existsSync(mcpBin)
+        ? {
+            cli: {
+              mcp: { command: process.execPath, args: [mcpBin], env: { HAL_DATA_DIR: config.dataDir } },
+            },
+          }
+        : {},
+    );
     // The core finds agents through deps, so the directory can be built after the core it resolves tokens with.
     const core = createHalCore({
       db: database.db,
