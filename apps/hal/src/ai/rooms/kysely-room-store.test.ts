@@ -5,7 +5,7 @@ import { createMemoryRoomStore } from '@hal-ai/rooms';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { createKyselyRoomStore } from './kysely-room-store.js';
-import { describeRoomStoreContract } from './room-store-contract.js';
+import { describeRoomStoreContract } from './room-store-contract.test-support.js';
 
 describeRoomStoreContract('memory (reference)', async () => ({
   store: createMemoryRoomStore(),

@@ -3,8 +3,8 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../http/env.js';
+import { createRoomTestApp, eventually, type RoomTestApp } from './room-app.test-support.js';
 import { createRoomRoutes } from './room-routes.js';
-import { createRoomTestApp, eventually, type RoomTestApp } from './room-test-harness.js';
 
 interface Frame {
   event?: string;

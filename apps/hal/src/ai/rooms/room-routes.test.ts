@@ -1,7 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { FakeRequest } from '@hal-ai/providers/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createRoomTestApp, eventually, type RoomTestApp, testConnectionBody } from './room-test-harness.js';
+import {
+  createRoomTestApp,
+  eventually,
+  type RoomTestApp,
+  testConnectionBody,
+} from './room-app.test-support.js';
 
 let t: RoomTestApp;
 

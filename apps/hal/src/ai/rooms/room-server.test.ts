@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../config.js';
 import { createLogger } from '../../logger.js';
 import { type RunningServer, startServer } from '../../server.js';
-import { eventually } from './room-test-harness.js';
+import { eventually } from './room-app.test-support.js';
 
 let dataDir: string;
 let fake: FakeServer;
