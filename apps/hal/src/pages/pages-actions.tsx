@@ -12,7 +12,7 @@ import type { AppEnv } from '../http/env.js';
 import { requireRecent } from '../http/require-recent.js';
 import { sessionStoreFor, setSessionCookie } from '../http/session.js';
 import { publicError } from './pages-format.js';
-import { CsrfField, ErrorBox, HiddenFields, Layout, type PageFrame, type Section } from './pages-layout.js';
+import { CsrfField, HiddenFields, Layout, type PageFrame, type Section } from './pages-layout.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -468,6 +468,3 @@ export function withNotice(location: string, notice: string): string {
   const separator = location.includes('?') ? '&' : '?';
   return `${location}${separator}notice=${encodeURIComponent(notice)}`;
 }
-
-/** `ErrorBox` re-exported for pages that render a failure inline. */
-export { ErrorBox };

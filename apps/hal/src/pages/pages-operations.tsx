@@ -26,7 +26,7 @@ import { parseInput } from '../core/core-support.js';
 import type { HalCore } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
-import { type FormInput, pageAction, withNotice } from './pages-actions.js';
+import { pageAction, withNotice } from './pages-actions.js';
 import { AgentTokenView } from './pages-views.js';
 
 type Ctx = Context<AppEnv>;
@@ -500,5 +500,3 @@ export function coerceSetting(
   if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
   return value;
 }
-
-export type { FormInput };
