@@ -1,0 +1,682 @@
+// Benchmark of issue #7: the time from posting a message to the first `delta` frame on the room's SSE stream,
+// against the fake provider's own time to first token called directly in the same run (raw undici, and
+// @hal-ai/providers' adapter), at 1 and 64 turns in flight, and fan-out of one unified message to 5 models.
+// Runs the BUILT host (`dist/cli.js serve`) as a child process with a temporary data folder; the fake provider
+// runs in a second child. Writes bench-results/rooms.json. Not a test: the numbers depend on the machine.
+//
+// Environment: BENCH_CPU_PROF=1 profiles HAL (`--cpu-prof`, into bench-results/profiles/);
+// BENCH_ROUNDS_SCALE=0.5 runs fewer rounds (quick look); BENCH_DATA_DIR_BASE=/dev/shm (database on tmpfs);
+// BENCH_OUTPUT=<file name> writes bench-results/<file name> instead of rooms.json.
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createProvider } from '@hal-ai/providers';
+
+// The undici the adapter itself uses (apps/hal does not depend on undici directly).
+const { Agent, request } = createRequire(
+  fileURLToPath(import.meta.resolve('@hal-ai/providers/package.json')),
+)('undici');
+
+const here = dirname(fileURLToPath(import.meta.url));
+const appDir = join(here, '..');
+const resultsDir = join(appDir, 'bench-results');
+const FIRST_TOKEN_MS = 300;
+const FAN_OUT = 5;
+const CONCURRENT = 64;
+const scale = Number(process.env.BENCH_ROUNDS_SCALE ?? 1);
+const ROUNDS = {
+  single: Math.max(3, Math.round(25 * scale)),
+  fanOut: Math.max(3, Math.round(15 * scale)),
+  concurrent: Math.max(2, Math.round(4 * scale)),
+};
+const TARGETS = { singleAddedMs: 5, concurrentMedianRatio: 1.1, concurrentP99Ratio: 1.5, fanOutAddedMs: 10 };
+const TURN_TIMEOUT_MS = 30_000;
+// One clock for this process and the fake's: time origin + monotonic time, in ms.
+const now = () => performance.timeOrigin + performance.now();
+const started = now();
+const loadAtStart = round(loadavg()[0]);
+const cpus = availableParallelism();
+const log = (text) => console.log(`[${((now() - started) / 1000).toFixed(1)} s] ${text}`);
+let tagCounter = 0;
+const tagPrefix = randomBytes(3).toString('hex');
+const newTag = () => {
+  tagCounter += 1;
+  return `${tagPrefix}${tagCounter.toString(36)}`;
+};
+
+warnIfStale();
+
+const keys = { hal: randomBytes(24).toString('base64url'), direct: randomBytes(24).toString('base64url') };
+// BENCH_DATA_DIR_BASE=/dev/shm puts HAL's database on tmpfs: commits then cost no fsync (an experiment, not a setup).
+const dataDir = mkdtempSync(join(process.env.BENCH_DATA_DIR_BASE ?? tmpdir(), 'hal-bench-'));
+const children = [];
+// Own pools: the SSE streams hold 70 sockets open, and 64 posts go out at once.
+const halAgent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
+const directAgent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
+
+/** A child process that reports on IPC (`fake-provider.mjs`) or prints lines on stdout (`hal serve`). */
+function startChild(args, env) {
+  const child = spawn(process.execPath, args, {
+    cwd: appDir,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr.on('data', (data) => {
+    stderr = (stderr + data).slice(-4000);
+  });
+  child.once('exit', (code, signal) => {
+    if (!closing) {
+      console.error(`child ${args.at(-1)} exited early (${code ?? signal}):\n${stderr}`);
+      process.exitCode = 1;
+    }
+  });
+  return child;
+}
+
+let closing = false;
+async function stopChildren() {
+  closing = true;
+  await Promise.all(
+    children.map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', resolve);
+          child.kill('SIGTERM');
+          // A profile is written on exit; give it time, then stop waiting.
+          setTimeout(resolve, 15_000).unref();
+        }),
+    ),
+  );
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+function summarize(samples) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    medianMs: round(percentile(sorted, 50)),
+    p99Ms: round(percentile(sorted, 99)),
+    minMs: round(sorted[0]),
+    maxMs: round(sorted.at(-1)),
+  };
+}
+
+function round(value, digits = 2) {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** Warns when a workspace library's dist is older than its sources: the bench runs the built code. */
+function warnIfStale() {
+  const newest = (dir, filter) => {
+    let latest = 0;
+    if (!existsSync(dir)) return latest;
+    for (const entry of readdirSync(dir, { recursive: true })) {
+      const file = join(dir, String(entry));
+      if (!filter(file)) continue;
+      const stats = statSync(file);
+      if (stats.isFile()) latest = Math.max(latest, stats.mtimeMs);
+    }
+    return latest;
+  };
+  if (!existsSync(join(appDir, 'dist', 'cli.js')))
+    throw new Error('dist/cli.js is missing: run `pnpm bench`');
+  for (const name of ['spec', 'providers', 'rooms', 'tools', 'vault']) {
+    const packageDir = join(appDir, '..', '..', 'packages', name);
+    const sources = newest(
+      join(packageDir, 'src'),
+      (file) => file.endsWith('.ts') && !file.includes('.test'),
+    );
+    const built = newest(join(packageDir, 'dist'), (file) => file.endsWith('.js'));
+    if (built < sources) {
+      console.warn(
+        `warning: packages/${name}/dist is older than its sources; \`pnpm bench\` from the root builds it first`,
+      );
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The fake provider and HAL.
+
+const fake = startChild([join(here, 'fake-provider.mjs')], {
+  BENCH_HAL_KEY: keys.hal,
+  BENCH_DIRECT_KEY: keys.direct,
+  BENCH_FIRST_TOKEN_MS: String(FIRST_TOKEN_MS),
+});
+const { baseUrl } = await new Promise((resolve, reject) => {
+  fake.once('message', resolve);
+  fake.once('exit', () => reject(new Error('the fake provider did not start')));
+});
+/** Asks the fake for `stats` (request body sizes) or `arrivals` (tag → when the request was in; then cleared). */
+const askFake = (what) =>
+  new Promise((resolve) => {
+    const onMessage = (message) => {
+      if (message.type !== what) return;
+      fake.off('message', onMessage);
+      resolve(what === 'stats' ? message.bodyBytes : message.arrivals);
+    };
+    fake.on('message', onMessage);
+    fake.send(what);
+  });
+
+const profileDir = join(resultsDir, 'profiles');
+const profiling = process.env.BENCH_CPU_PROF === '1';
+if (profiling) mkdirSync(profileDir, { recursive: true });
+const hal = startChild(
+  [
+    ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    join(appDir, 'dist', 'cli.js'),
+    'serve',
+  ],
+  {
+    HAL_DATA_DIR: dataDir,
+    HAL_PORT: '0',
+    HAL_HOST: '127.0.0.1',
+    HAL_LOG_LEVEL: process.env.HAL_LOG_LEVEL ?? 'info',
+  },
+);
+const { url: halUrl, password } = await new Promise((resolve, reject) => {
+  let buffer = '';
+  let secret;
+  hal.stdout.on('data', (data) => {
+    buffer += data;
+    secret ??= /^password: (\S+)$/m.exec(buffer)?.[1];
+    const listening = /^HAL listening on (\S+)$/m.exec(buffer)?.[1];
+    if (listening && secret) resolve({ url: listening, password: secret });
+  });
+  hal.once('exit', () => reject(new Error('hal serve did not start')));
+});
+
+/**
+ * CPU time (user + system, ms) HAL's process has used, from /proc (Linux; undefined elsewhere). Unlike latency it
+ * does not grow when other processes crowd the machine, so it says what a turn costs HAL.
+ */
+function halCpuMs() {
+  try {
+    const fields = readFileSync(`/proc/${hal.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** HAL's CPU per turn since `before` (a `halCpuMs()` reading). */
+function cpuPerTurn(before, turns) {
+  const after = halCpuMs();
+  return before === undefined || after === undefined ? null : round((after - before) / turns);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// A logged-in operator over real HTTP.
+
+let cookie = '';
+let csrfToken = '';
+async function halCall(method, path, json) {
+  const response = await request(`${halUrl}${path}`, {
+    method,
+    dispatcher: halAgent,
+    headers: {
+      ...(cookie ? { cookie, 'x-csrf-token': csrfToken } : {}),
+      ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+  const text = await response.body.text();
+  const body = text ? JSON.parse(text) : null;
+  if (response.statusCode >= 300) {
+    throw new Error(`${method} ${path} → ${response.statusCode} ${text.slice(0, 300)}`);
+  }
+  return { body, headers: response.headers };
+}
+
+log(`HAL at ${halUrl}, fake provider at ${baseUrl}`);
+{
+  const { body, headers } = await halCall('POST', '/ops/login', { username: 'admin', password });
+  const setCookie = [headers['set-cookie']].flat().filter(Boolean);
+  cookie = setCookie.map((line) => String(line).split(';')[0]).join('; ');
+  csrfToken = body.csrfToken;
+}
+
+const connections = [];
+async function addConnections(count) {
+  for (let index = connections.length + 1; connections.length < count; index += 1) {
+    const name = `m${String(index).padStart(2, '0')}`;
+    const { body } = await halCall('POST', '/ops/api/ai/connections', {
+      provider: 'openai',
+      name,
+      auth: 'api_key',
+      apiKey: keys.hal,
+      baseUrl,
+      model: 'bench-model',
+      identity: { role: `${name}: reviewer`, traits: 'brief', instructions: 'Answer in one paragraph.' },
+      tools: { preset: 'all' },
+    });
+    if (body.connection.status !== 'active') throw new Error(`connection ${name}: ${JSON.stringify(body)}`);
+    connections.push(body.connection);
+  }
+  const { body } = await halCall('GET', '/ops/api/ai/rooms');
+  return body.rooms;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// SSE: one stream per room, frames parsed by hand. A waiter per (room, connection) takes the first `delta` and the
+// end of the turn; at most one turn per (room, connection) runs at a time, so the first delta after the post is
+// this turn's.
+
+const waiters = new Map();
+const streams = [];
+
+function handleFrame(roomId, frame) {
+  let event = 'message';
+  let data = '';
+  for (const line of frame.split('\n')) {
+    if (line.startsWith('event:')) event = line.slice(6).trim();
+    else if (line.startsWith('data:')) data += line.slice(5).trimStart();
+  }
+  // Comments (heartbeats) have no data; `action` and `resync` frames play no part here.
+  if (data === '' || (event !== 'delta' && event !== 'turn' && event !== 'message')) return;
+  const at = now();
+  const payload = JSON.parse(data);
+  const connectionId = payload.connectionId ?? payload.message?.connectionId;
+  const waiter = waiters.get(`${roomId}|${connectionId}`);
+  if (!waiter) return;
+  if (event === 'delta') {
+    waiter.firstDeltaAt ??= at;
+  } else if (event === 'message') {
+    // The engine stores the streaming placeholder right before it calls the model.
+    if (payload.message.status === 'streaming') waiter.placeholderAt ??= at;
+    if (payload.message.error) waiter.error = payload.message.error;
+  } else if (event === 'turn') {
+    if (payload.status === 'running') waiter.runningAt ??= at;
+    else waiter.finish(payload.status);
+  }
+}
+
+async function openStream(roomId) {
+  const controller = new AbortController();
+  const response = await request(`${halUrl}/ops/api/ai/rooms/${roomId}/events`, {
+    method: 'GET',
+    dispatcher: halAgent,
+    headers: { cookie, accept: 'text/event-stream' },
+    signal: controller.signal,
+  });
+  if (response.statusCode !== 200) throw new Error(`events of ${roomId}: ${response.statusCode}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reading = (async () => {
+    try {
+      for await (const chunk of response.body) {
+        buffer += decoder.decode(chunk, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          handleFrame(roomId, frame);
+        }
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    }
+  })();
+  streams.push({ controller, reading });
+}
+
+/** Registers the waiter before the post; resolves with post → first delta (ms) once the turn has ended. */
+function expectTurn(roomId, connectionId, postedAt) {
+  const key = `${roomId}|${connectionId}`;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiters.delete(key);
+      reject(new Error(`turn of ${connectionId} in ${roomId} did not finish in ${TURN_TIMEOUT_MS} ms`));
+    }, TURN_TIMEOUT_MS);
+    const waiter = {
+      firstDeltaAt: undefined,
+      error: undefined,
+      finish(status) {
+        clearTimeout(timer);
+        waiters.delete(key);
+        if (status !== 'complete' || waiter.firstDeltaAt === undefined) {
+          reject(new Error(`turn ${status}: ${JSON.stringify(waiter.error ?? 'no delta')}`));
+        } else {
+          resolve({
+            ms: waiter.firstDeltaAt - postedAt.value,
+            runningMs: (waiter.runningAt ?? Number.NaN) - postedAt.value,
+            placeholderMs: (waiter.placeholderAt ?? Number.NaN) - postedAt.value,
+          });
+        }
+      },
+    };
+    waiters.set(key, waiter);
+  });
+}
+
+/**
+ * Posts one operator message and waits for the named connections' turns. Resolves with the latest first delta as
+ * a sample (post → first delta), and each turn's.
+ */
+async function viaHal(roomId, connectionIds, text, tag = newTag()) {
+  const postedAt = { value: 0 };
+  const turns = connectionIds.map((id) => expectTurn(roomId, id, postedAt));
+  postedAt.value = now();
+  const { body } = await halCall('POST', `/ops/api/ai/rooms/${roomId}/messages`, {
+    text: `${text} [t:${tag}]`,
+  });
+  const acceptedMs = now() - postedAt.value;
+  if (body.turns.length !== connectionIds.length) throw new Error(`expected ${connectionIds.length} turns`);
+  const each = await Promise.all(turns);
+  const last = each.reduce((latest, turn) => (turn.ms > latest.ms ? turn : latest));
+  return { ...last, acceptedMs, startedAt: postedAt.value, tag, each: each.map((turn) => turn.ms) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The direct baselines: request → first non-empty content chunk.
+
+async function viaRaw(tag = newTag()) {
+  const startedAt = now();
+  const response = await request(`${baseUrl}/chat/completions`, {
+    method: 'POST',
+    dispatcher: directAgent,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.direct}` },
+    body: JSON.stringify({
+      model: 'bench-model',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: `Status? [t:${tag}]` }],
+    }),
+  });
+  if (response.statusCode !== 200) throw new Error(`raw: ${response.statusCode}`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let firstToken;
+  for await (const chunk of response.body) {
+    if (firstToken !== undefined) continue;
+    buffer += decoder.decode(chunk, { stream: true });
+    for (
+      let end = buffer.indexOf('\n\n');
+      end !== -1 && firstToken === undefined;
+      end = buffer.indexOf('\n\n')
+    ) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = frame.startsWith('data: ') ? frame.slice(6) : '';
+      if (data === '' || data === '[DONE]') continue;
+      if (JSON.parse(data).choices?.[0]?.delta?.content) firstToken = now() - startedAt;
+    }
+  }
+  if (firstToken === undefined) throw new Error('raw: no content');
+  return { ms: firstToken, startedAt, tag };
+}
+
+const adapterModel = createProvider({ provider: 'openai', apiKey: keys.direct, baseUrl }).languageModel(
+  'bench-model',
+);
+async function viaAdapter(tag = newTag()) {
+  const startedAt = now();
+  let firstToken;
+  const { stream } = await adapterModel.doStream({
+    prompt: [{ role: 'user', content: [{ type: 'text', text: `Status? [t:${tag}]` }] }],
+  });
+  for await (const part of stream) {
+    if (part.type === 'text-delta' && part.delta && firstToken === undefined) firstToken = now() - startedAt;
+    if (part.type === 'error') throw part.error;
+  }
+  if (firstToken === undefined) throw new Error('adapter: no content');
+  return { ms: firstToken, startedAt, tag };
+}
+
+const parallel = (count, run) => Promise.all(Array.from({ length: count }, (_, index) => run(index)));
+
+/** `count` direct requests at once under one tag: the sample is the last first token (fan-out's baseline). */
+async function lastOf(count, run) {
+  const tag = newTag();
+  const samples = await parallel(count, () => run(tag));
+  return {
+    ms: Math.max(...samples.map((sample) => sample.ms)),
+    startedAt: Math.min(...samples.map((s) => s.startedAt)),
+    tag,
+  };
+}
+
+/** Adds `providerMs` (start → the fake has the whole request) to the samples of a phase. */
+async function attachArrivals(phase) {
+  const arrivals = await askFake('arrivals');
+  for (const samples of [phase.raw, phase.adapter, phase.hal]) {
+    for (const sample of samples) {
+      const arrivedAt = arrivals[sample.tag];
+      if (arrivedAt !== undefined) sample.toProviderMs = arrivedAt - sample.startedAt;
+    }
+  }
+  return phase;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The run. Within each round the three paths take turns, so drift (other processes on the machine) hits all three.
+
+const results = {};
+try {
+  let rooms = await addConnections(FAN_OUT);
+  const unified = rooms.find((room) => room.kind === 'unified');
+  const directRoomOf = (connection) => rooms.find((room) => room.connectionId === connection.id).id;
+  await openStream(unified.id);
+  for (const connection of connections) await openStream(directRoomOf(connection));
+  const first = connections[0];
+
+  // Warm-up: JIT, connection pools, prepared statements.
+  for (let index = 0; index < 3; index += 1) {
+    await viaRaw();
+    await viaAdapter();
+    await viaHal(directRoomOf(first), [first.id], 'warm-up');
+  }
+  await askFake('arrivals');
+
+  log(`1 in flight: ${ROUNDS.single} rounds`);
+  const single = { raw: [], adapter: [], hal: [] };
+  const singleCpu = halCpuMs();
+  for (let index = 0; index < ROUNDS.single; index += 1) {
+    single.raw.push(await viaRaw());
+    single.adapter.push(await viaAdapter());
+    single.hal.push(await viaHal(directRoomOf(first), [first.id], `Round ${index}: status of the servers?`));
+  }
+  single.halCpuMsPerTurn = cpuPerTurn(singleCpu, ROUNDS.single);
+  results.single = await attachArrivals(single);
+
+  // Fan-out: one unified message (no @name: every active model answers), the last model's first delta.
+  log(`fan-out to ${FAN_OUT}: ${ROUNDS.fanOut} rounds`);
+  const fanOut = { raw: [], adapter: [], hal: [] };
+  const fanOutCpu = halCpuMs();
+  for (let index = 0; index < ROUNDS.fanOut; index += 1) {
+    fanOut.raw.push(await lastOf(FAN_OUT, viaRaw));
+    fanOut.adapter.push(await lastOf(FAN_OUT, viaAdapter));
+    fanOut.hal.push(
+      await viaHal(
+        unified.id,
+        connections.map((connection) => connection.id),
+        `Round ${index}: everyone, how are the servers?`,
+      ),
+    );
+  }
+  fanOut.halCpuMsPerTurn = cpuPerTurn(fanOutCpu, ROUNDS.fanOut * FAN_OUT);
+  results.fanOut = await attachArrivals(fanOut);
+
+  // 64 in flight: 64 connections, 64 direct rooms (each with its own SSE stream), 64 posts at once.
+  log(`${CONCURRENT} in flight: adding connections`);
+  rooms = await addConnections(CONCURRENT);
+  for (const connection of connections.slice(FAN_OUT)) await openStream(directRoomOf(connection));
+  await parallel(CONCURRENT, (index) =>
+    viaHal(directRoomOf(connections[index]), [connections[index].id], 'warm-up'),
+  );
+  await askFake('arrivals');
+  log(`${CONCURRENT} in flight: ${ROUNDS.concurrent} rounds`);
+  const concurrent = { raw: [], adapter: [], hal: [] };
+  const concurrentCpu = halCpuMs();
+  for (let index = 0; index < ROUNDS.concurrent; index += 1) {
+    concurrent.raw.push(...(await parallel(CONCURRENT, () => viaRaw())));
+    concurrent.adapter.push(...(await parallel(CONCURRENT, () => viaAdapter())));
+    concurrent.hal.push(
+      ...(await parallel(CONCURRENT, (slot) =>
+        viaHal(directRoomOf(connections[slot]), [connections[slot].id], `Round ${index}: status?`),
+      )),
+    );
+  }
+  concurrent.halCpuMsPerTurn = cpuPerTurn(concurrentCpu, ROUNDS.concurrent * CONCURRENT);
+  results.concurrent = await attachArrivals(concurrent);
+} finally {
+  results.bodyBytes = await Promise.race([
+    askFake('stats'),
+    new Promise((resolve) => setTimeout(resolve, 2000).unref()),
+  ]);
+  for (const stream of streams) stream.controller.abort();
+  await stopChildren();
+  await Promise.all([halAgent.close(), directAgent.close()]);
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Report.
+
+function compare(phase) {
+  const path = (samples) => {
+    const split = samples.filter((sample) => sample.toProviderMs !== undefined);
+    return {
+      ...summarize(samples.map((sample) => sample.ms)),
+      // Start → the provider has the whole request, and the rest: provider wait + streaming back.
+      toProviderMedianMs: round(summarize(split.map((sample) => sample.toProviderMs)).medianMs),
+      fromProviderMedianMs: round(summarize(split.map((sample) => sample.ms - sample.toProviderMs)).medianMs),
+    };
+  };
+  const raw = path(phase.raw);
+  const adapter = path(phase.adapter);
+  const median = (key) => round(summarize(phase.hal.map((sample) => sample[key])).medianMs);
+  // Post → 202, → `turn running`, → streaming placeholder `message` (the model is called next), on the SSE stream.
+  const hal = {
+    ...path(phase.hal),
+    stagesMedianMs: {
+      accepted: median('acceptedMs'),
+      running: median('runningMs'),
+      placeholder: median('placeholderMs'),
+    },
+  };
+  const versus = (baseline) => ({
+    addedMedianMs: round(hal.medianMs - baseline.medianMs),
+    addedP99Ms: round(hal.p99Ms - baseline.p99Ms),
+    ratioMedian: round(hal.medianMs / baseline.medianMs, 3),
+    ratioP99: round(hal.p99Ms / baseline.p99Ms, 3),
+  });
+  return {
+    raw,
+    adapter,
+    hal: { ...hal, cpuMsPerTurn: phase.halCpuMsPerTurn },
+    vsRaw: versus(raw),
+    vsAdapter: versus(adapter),
+  };
+}
+
+const single = compare(results.single);
+const fanOut = {
+  ...compare(results.fanOut),
+  halEachModel: summarize(results.fanOut.hal.flatMap((sample) => sample.each)),
+};
+const concurrent = compare(results.concurrent);
+const verdict = (value, limit) => ({ value, limit, met: value <= limit });
+const targets = {
+  singleAddedMedianMs: verdict(single.vsRaw.addedMedianMs, TARGETS.singleAddedMs),
+  concurrentRatioMedian: verdict(concurrent.vsRaw.ratioMedian, TARGETS.concurrentMedianRatio),
+  concurrentRatioP99: verdict(concurrent.vsRaw.ratioP99, TARGETS.concurrentP99Ratio),
+  fanOutAddedMedianMs: verdict(fanOut.vsRaw.addedMedianMs, TARGETS.fanOutAddedMs),
+};
+const sizes = (list = []) => {
+  const sorted = [...list].sort((a, b) => a - b);
+  return { n: sorted.length, median: percentile(sorted, 50), max: sorted.at(-1) ?? null };
+};
+
+const rows = [
+  ['1 in flight', single],
+  [`fan-out ${FAN_OUT} (last)`, fanOut],
+  [`${CONCURRENT} in flight`, concurrent],
+];
+const pad = (value, width) => String(value).padStart(width);
+console.log(
+  `\nfirst token ${FIRST_TOKEN_MS} ms; ms = post → first token (direct) / first SSE delta (HAL); ratio vs raw undici\n`,
+);
+console.log(
+  `${'case'.padEnd(20)}${pad('raw p50', 9)}${pad('p99', 8)}${pad('adapter', 9)}${pad('p99', 8)}${pad('HAL p50', 9)}${pad('p99', 8)}${pad('+p50', 8)}${pad('+p99', 8)}${pad('×p50', 7)}${pad('×p99', 7)}`,
+);
+for (const [name, row] of rows) {
+  console.log(
+    `${name.padEnd(20)}${pad(row.raw.medianMs, 9)}${pad(row.raw.p99Ms, 8)}${pad(row.adapter.medianMs, 9)}${pad(row.adapter.p99Ms, 8)}${pad(row.hal.medianMs, 9)}${pad(row.hal.p99Ms, 8)}${pad(row.vsRaw.addedMedianMs, 8)}${pad(row.vsRaw.addedP99Ms, 8)}${pad(row.vsRaw.ratioMedian, 7)}${pad(row.vsRaw.ratioP99, 7)}`,
+  );
+}
+console.log('\ntargets (vs raw undici):');
+for (const [name, target] of Object.entries(targets)) {
+  const miss = target.met ? '' : ` — missed by ${round(target.value - target.limit, 3)}`;
+  console.log(`  ${target.met ? 'met   ' : 'MISSED'} ${name}: ${target.value} ≤ ${target.limit}${miss}`);
+}
+const bodyBytes = { hal: sizes(results.bodyBytes?.hal), direct: sizes(results.bodyBytes?.direct) };
+console.log(
+  '\nwhere the time goes (medians, ms): start → provider has the request | provider has it → first token',
+);
+for (const [name, row] of rows) {
+  const part = (entry) => `${entry.toProviderMedianMs} | ${entry.fromProviderMedianMs}`;
+  console.log(
+    `  ${name.padEnd(18)} raw ${part(row.raw)}   adapter ${part(row.adapter)}   HAL ${part(row.hal)}`,
+  );
+}
+console.log(
+  'HAL stages after the post (medians, ms): 202 · turn running · placeholder message · provider has it; HAL CPU per turn',
+);
+for (const [name, row] of rows) {
+  const { accepted, running, placeholder } = row.hal.stagesMedianMs;
+  console.log(
+    `  ${name.padEnd(18)} ${accepted} · ${running} · ${placeholder} · ${row.hal.toProviderMedianMs}; ${row.hal.cpuMsPerTurn} ms CPU`,
+  );
+}
+console.log(`load average (1 min) at start ${loadAtStart}, at end ${round(loadavg()[0])} on ${cpus} cores`);
+console.log(
+  `\nrequest body to the provider: HAL median ${bodyBytes.hal.median} B (max ${bodyBytes.hal.max}), direct ${bodyBytes.direct.median} B`,
+);
+
+const output = join(resultsDir, process.env.BENCH_OUTPUT ?? 'rooms.json');
+mkdirSync(resultsDir, { recursive: true });
+writeFileSync(
+  output,
+  `${JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      node: process.version,
+      firstTokenMs: FIRST_TOKEN_MS,
+      machine: { cpus, loadAverageAtStart: loadAtStart, loadAverageAtEnd: round(loadavg()[0]) },
+      rounds: ROUNDS,
+      targets,
+      single,
+      fanOut,
+      concurrent,
+      requestBodyBytes: bodyBytes,
+      wallS: round((now() - started) / 1000, 1),
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`wrote ${output} in ${round((now() - started) / 1000, 1)} s`);
