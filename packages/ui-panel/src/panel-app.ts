@@ -339,9 +339,16 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
       const element = renderMessage(context, message, timeline.streamed(message.id));
       for (const slot of element.querySelectorAll<HTMLElement>('.hal-action-slot')) {
         const action = slot.dataset.actionId ? timeline.action(slot.dataset.actionId) : undefined;
-        if (action) {
+        if (action && !placed.has(action.id)) {
           slot.replaceChildren(renderActionCard(context, action));
           placed.add(action.id);
+        } else if (action) {
+          // The result message refers to the same proposal: one card, the others a state line.
+          slot.replaceChildren(
+            createElement(document, 'span', { class: 'hal-action-ref', 'data-status': action.status }, [
+              `${t('proposal')}: ${action.tool} — ${t(`action_${action.status}` as never)}`,
+            ]),
+          );
         }
       }
       nodes.push(element);

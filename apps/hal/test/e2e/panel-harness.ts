@@ -1,0 +1,121 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const repoRoot = path.resolve(appDir, '../..');
+const panelDir = path.join(repoRoot, 'packages/ui-panel');
+
+/** Where the browser suite writes its screenshots. */
+export const SCREENSHOT_DIR = path.join(appDir, 'test-output/screenshots');
+
+/** Debian's Chromium, which CI installs; the suite is skipped (with a message) without it. */
+export const CHROMIUM = process.env.HAL_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Flags for a quiet, offline, headless Chromium. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+function newest(dir: string): number {
+  let result = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) result = Math.max(result, newest(full));
+    else if (!entry.name.includes('.test')) result = Math.max(result, fs.statSync(full).mtimeMs);
+  }
+  return result;
+}
+
+function stale(output: string, sources: string[]): boolean {
+  if (!fs.existsSync(output)) return true;
+  const built = fs.statSync(output).mtimeMs;
+  return sources.some((source) => newest(source) > built);
+}
+
+function tsup(cwd: string): void {
+  execFileSync(path.join(repoRoot, 'node_modules/.bin/tsup'), [], { cwd, stdio: 'pipe' });
+}
+
+/**
+ * Builds what the browser suite runs when it is missing or older than its sources (CI builds
+ * first; this is for direct `vitest` runs): the panel bundle and `hal`'s `dist/cli.js`.
+ */
+export function ensureBuilt(): string {
+  if (stale(path.join(panelDir, 'dist/browser/panel.js'), [path.join(panelDir, 'src')])) tsup(panelDir);
+  const cli = path.join(appDir, 'dist/cli.js');
+  const libraries = ['spec', 'providers', 'tools', 'vault', 'rooms', 'mcp'].map((name) =>
+    path.join(repoRoot, 'packages', name),
+  );
+  for (const library of libraries) {
+    if (!fs.existsSync(path.join(library, 'dist/index.js'))) tsup(library);
+  }
+  if (stale(cli, [path.join(appDir, 'src')])) tsup(appDir);
+  return cli;
+}
+
+/** A running `hal serve`. */
+export interface RunningHal {
+  child: ChildProcess;
+  url: string;
+  password: string;
+  output: () => string;
+  stop(): Promise<void>;
+}
+
+/** Starts the built `hal serve` on port 0 with a fresh data folder; resolves once it listens. */
+export function startHal(
+  cli: string,
+  dataDir: string,
+  env: Record<string, string> = {},
+): Promise<RunningHal> {
+  const child = spawn(process.execPath, [cli, 'serve'], {
+    env: {
+      PATH: process.env.PATH,
+      HOME: dataDir,
+      HAL_DATA_DIR: dataDir,
+      HAL_PORT: '0',
+      HAL_HOST: '127.0.0.1',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr?.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`hal serve did not start:\n${stdout}\n${stderr}`)),
+      60_000,
+    );
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hal serve exited with ${code}:\n${stdout}\n${stderr}`));
+    });
+    child.stdout?.on('data', (chunk) => {
+      stdout += chunk;
+      const url = /^HAL listening on (http:\/\/\S+)$/m.exec(stdout)?.[1];
+      const password = /^password: (\S+)$/m.exec(stdout)?.[1];
+      if (url && password) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        resolve({ child, url, password, output: () => `${stdout}\n${stderr}`, stop });
+      }
+    });
+  });
+}
