@@ -12,6 +12,7 @@ import type { AppEnv } from './http/env.js';
 import { createErrorHandler, errorResponse } from './http/http-errors.js';
 import { securityHeaders } from './http/security-headers.js';
 import { sessionMiddleware } from './http/session.js';
+import { createMcpConfigRoutes } from './mcp/mcp-config-routes.js';
 import { createPages } from './pages/index.js';
 import { createAuthRoutes } from './routes/auth.js';
 import { createHalRoutes } from './routes/hal.js';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/ops/api/ai', createRoomRoutes(deps));
   app.route('/ops/api/ai', createSkillRoutes(deps));
   app.route('/ops/api/ai', createConnectionRoutes(deps));
+  app.route('/ops/api/ai', createMcpConfigRoutes(deps));
   app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
   app.route('/ops', createPanelRoutes(deps));
   app.route('/ops', createPages(deps));

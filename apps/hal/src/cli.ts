@@ -10,6 +10,7 @@ import { systemClock } from './core/clock.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createLogger } from './logger.js';
+import { mcpCliCommand } from './mcp/mcp-command.js';
 import { databasePath, startServer } from './server.js';
 
 /** What a command may touch: its arguments, the environment and the three streams. */
@@ -123,6 +124,7 @@ export const commands: Record<string, CliCommand> = {
       }),
   },
   agent: agentCliCommand,
+  mcp: mcpCliCommand,
 };
 
 /** The help text: every command of the table. */
