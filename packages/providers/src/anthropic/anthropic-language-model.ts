@@ -8,10 +8,10 @@ import type {
   Usage,
 } from '@hal-ai/spec';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
-import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
-import { numberOrUndefined, reportedUsage } from '../shared/model-helpers.js';
-import { badResponse, secretsOf, streamEventError } from '../shared/provider-error.js';
+import { createModelCall, type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
+import { type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { finishPart, generateResult, numberOrUndefined } from '../shared/model-helpers.js';
+import { badResponse, streamEventError } from '../shared/provider-error.js';
 import {
   parseEventData,
   parseToolInput,
@@ -88,16 +88,8 @@ export class AnthropicLanguageModel implements LanguageModel {
   ) {}
 
   private call(options: CallOptions, body: AnthropicMessagesBody): ProviderCall {
-    const headers = definedHeaders(this.config.headers(), options.headers);
-    return {
-      provider: PROVIDER,
-      url: joinUrl(this.config.baseUrl, '/v1/messages'),
-      method: 'POST',
-      headers,
-      body,
-      abortSignal: options.abortSignal,
-      secrets: secretsOf(headers),
-    };
+    const url = joinUrl(this.config.baseUrl, '/v1/messages');
+    return createModelCall(PROVIDER, url, this.config.headers(), options, body);
   }
 
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
@@ -124,13 +116,10 @@ export class AnthropicLanguageModel implements LanguageModel {
         });
       }
     }
-    const usage = reportedUsage(toUsage(json.usage));
-    return {
-      content,
-      finishReason: mapAnthropicFinishReason(json.stop_reason),
-      ...(usage ? { usage } : {}),
-      response: { id: json.id, modelId: json.model },
-    };
+    return generateResult(content, mapAnthropicFinishReason(json.stop_reason), toUsage(json.usage), {
+      id: json.id,
+      modelId: json.model,
+    });
   }
 
   async doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }> {
@@ -224,12 +213,7 @@ class AnthropicStreamMapper implements StreamEventMapper {
       }
       case 'message_stop': {
         this.done = true;
-        const usage = reportedUsage(this.usage);
-        yield {
-          type: 'finish',
-          finishReason: mapAnthropicFinishReason(this.stopReason),
-          ...(usage ? { usage } : {}),
-        };
+        yield finishPart(mapAnthropicFinishReason(this.stopReason), this.usage);
         break;
       }
       case 'error':

@@ -1,7 +1,7 @@
 import type { ModelInfo, ModelProvider } from '@hal-ai/spec';
-import { sendProviderRequest } from '../shared/http-client.js';
+import { createProviderCall, sendProviderRequest } from '../shared/http-client.js';
 import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
-import { badResponse, secretsOf } from '../shared/provider-error.js';
+import { badResponse } from '../shared/provider-error.js';
 import { AnthropicLanguageModel } from './anthropic-language-model.js';
 
 /** The Anthropic API origin (the adapter appends `/v1/...`). */
@@ -50,16 +50,14 @@ export function createAnthropic(settings: AnthropicProviderSettings = {}): Model
       // A page cap guards against a server that always answers has_more.
       for (let page = 0; page < 50; page += 1) {
         const query = new URLSearchParams({ limit: '1000', ...(afterId ? { after_id: afterId } : {}) });
-        const requestHeaders = headers();
         const response = await sendProviderRequest(
-          {
+          createProviderCall({
             provider: 'anthropic',
             url: `${joinUrl(baseUrl, '/v1/models')}?${query}`,
             method: 'GET',
-            headers: requestHeaders,
+            headers: headers(),
             abortSignal: options.abortSignal,
-            secrets: secretsOf(requestHeaders),
-          },
+          }),
           settings,
         );
         const json = (await response.json()) as {

@@ -8,10 +8,10 @@ import type {
   Usage,
 } from '@hal-ai/spec';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
-import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
-import { numberOrUndefined, reportedUsage } from '../shared/model-helpers.js';
-import { badResponse, secretsOf, streamEventError } from '../shared/provider-error.js';
+import { createModelCall, type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
+import { type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { finishPart, generateResult, numberOrUndefined } from '../shared/model-helpers.js';
+import { badResponse, streamEventError } from '../shared/provider-error.js';
 import { parseEventData, type StreamEventMapper, streamProviderCall } from '../shared/stream-driver.js';
 import { convertToGeminiContents, type GeminiContent } from './convert-to-gemini-contents.js';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
@@ -96,17 +96,8 @@ export class GeminiLanguageModel implements LanguageModel {
   ) {}
 
   private call(options: CallOptions, method: string): ProviderCall {
-    const headers = definedHeaders(this.config.headers(), options.headers);
-    const path = `/v1beta/models/${encodeURIComponent(this.modelId)}:${method}`;
-    return {
-      provider: PROVIDER,
-      url: joinUrl(this.config.baseUrl, path),
-      method: 'POST',
-      headers,
-      body: buildGeminiGenerateBody(options),
-      abortSignal: options.abortSignal,
-      secrets: secretsOf(headers),
-    };
+    const url = joinUrl(this.config.baseUrl, `/v1beta/models/${encodeURIComponent(this.modelId)}:${method}`);
+    return createModelCall(PROVIDER, url, this.config.headers(), options, buildGeminiGenerateBody(options));
   }
 
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
@@ -126,16 +117,14 @@ export class GeminiLanguageModel implements LanguageModel {
         });
       }
     }
-    const usage = reportedUsage(toUsage(json.usageMetadata));
     const hasToolCalls = content.some((part) => part.type === 'tool-call');
-    return {
-      content,
-      finishReason: json.promptFeedback?.blockReason
-        ? 'content-filter'
-        : mapGeminiFinishReason(candidate?.finishReason, hasToolCalls),
-      ...(usage ? { usage } : {}),
-      response: { id: json.responseId, modelId: json.modelVersion },
-    };
+    const finishReason = json.promptFeedback?.blockReason
+      ? 'content-filter'
+      : mapGeminiFinishReason(candidate?.finishReason, hasToolCalls);
+    return generateResult(content, finishReason, toUsage(json.usageMetadata), {
+      id: json.responseId,
+      modelId: json.modelVersion,
+    });
   }
 
   async doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }> {
@@ -209,13 +198,9 @@ class GeminiStreamMapper implements StreamEventMapper {
     if (!this.finishReason && !this.blocked)
       throw badResponse(PROVIDER, 'the stream was cut before a finish reason');
     if (this.textOpen) yield { type: 'text-end', id: '0' };
-    const usage = reportedUsage(this.usage);
-    yield {
-      type: 'finish',
-      finishReason: this.blocked
-        ? 'content-filter'
-        : mapGeminiFinishReason(this.finishReason, this.toolCalls > 0),
-      ...(usage ? { usage } : {}),
-    };
+    yield finishPart(
+      this.blocked ? 'content-filter' : mapGeminiFinishReason(this.finishReason, this.toolCalls > 0),
+      this.usage,
+    );
   }
 }

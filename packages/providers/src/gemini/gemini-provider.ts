@@ -1,7 +1,7 @@
 import type { ModelInfo, ModelProvider } from '@hal-ai/spec';
-import { sendProviderRequest } from '../shared/http-client.js';
+import { createProviderCall, sendProviderRequest } from '../shared/http-client.js';
 import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
-import { badResponse, secretsOf } from '../shared/provider-error.js';
+import { badResponse } from '../shared/provider-error.js';
 import { GeminiLanguageModel } from './gemini-language-model.js';
 
 /** The Gemini API origin (the adapter appends `/v1beta/...`). */
@@ -53,16 +53,14 @@ export function createGemini(settings: GeminiProviderSettings = {}): ModelProvid
       let pageToken: string | undefined;
       for (let page = 0; page < 50; page += 1) {
         const query = new URLSearchParams({ pageSize: '1000', ...(pageToken ? { pageToken } : {}) });
-        const requestHeaders = headers();
         const response = await sendProviderRequest(
-          {
+          createProviderCall({
             provider: 'gemini',
             url: `${joinUrl(baseUrl, '/v1beta/models')}?${query}`,
             method: 'GET',
-            headers: requestHeaders,
+            headers: headers(),
             abortSignal: options.abortSignal,
-            secrets: secretsOf(requestHeaders),
-          },
+          }),
           settings,
         );
         const json = (await response.json()) as {

@@ -8,10 +8,10 @@ import type {
   Usage,
 } from '@hal-ai/spec';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
-import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
-import { numberOrUndefined, reportedUsage } from '../shared/model-helpers.js';
-import { badResponse, secretsOf, streamEventError } from '../shared/provider-error.js';
+import { createModelCall, type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
+import { type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { finishPart, generateResult, numberOrUndefined } from '../shared/model-helpers.js';
+import { badResponse, streamEventError } from '../shared/provider-error.js';
 import {
   parseEventData,
   parseToolInput,
@@ -95,16 +95,8 @@ export class OpenAICompatibleLanguageModel implements LanguageModel {
   }
 
   private call(options: CallOptions, body: unknown): ProviderCall {
-    const headers = definedHeaders(this.config.headers(), options.headers);
-    return {
-      provider: this.provider,
-      url: joinUrl(this.config.baseUrl, '/chat/completions'),
-      method: 'POST',
-      headers,
-      body,
-      abortSignal: options.abortSignal,
-      secrets: secretsOf(headers),
-    };
+    const url = joinUrl(this.config.baseUrl, '/chat/completions');
+    return createModelCall(this.provider, url, this.config.headers(), options, body);
   }
 
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
@@ -135,13 +127,15 @@ export class OpenAICompatibleLanguageModel implements LanguageModel {
         input: parseToolInput(this.provider, toolName, call.function?.arguments ?? ''),
       });
     }
-    const usage = reportedUsage(toUsage(json.usage));
-    return {
+    return generateResult(
       content,
-      finishReason: mapOpenAICompatibleFinishReason(choice.finish_reason),
-      ...(usage ? { usage } : {}),
-      response: { id: json.id, modelId: json.model },
-    };
+      mapOpenAICompatibleFinishReason(choice.finish_reason),
+      toUsage(json.usage),
+      {
+        id: json.id,
+        modelId: json.model,
+      },
+    );
   }
 
   async doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }> {
@@ -261,11 +255,6 @@ class OpenAICompatibleStreamMapper implements StreamEventMapper {
       yield { type: 'tool-input-end', id: call.id };
       yield { type: 'tool-call', toolCallId: call.id, toolName: call.name, input };
     }
-    const usage = reportedUsage(this.usage);
-    yield {
-      type: 'finish',
-      finishReason: mapOpenAICompatibleFinishReason(this.finishReason),
-      ...(usage ? { usage } : {}),
-    };
+    yield finishPart(mapOpenAICompatibleFinishReason(this.finishReason), this.usage);
   }
 }

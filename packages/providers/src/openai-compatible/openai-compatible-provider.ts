@@ -1,7 +1,7 @@
 import { HalError, type ModelInfo, type ModelProvider } from '@hal-ai/spec';
-import { sendProviderRequest } from '../shared/http-client.js';
+import { createProviderCall, sendProviderRequest } from '../shared/http-client.js';
 import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
-import { badResponse, secretsOf } from '../shared/provider-error.js';
+import { badResponse } from '../shared/provider-error.js';
 import {
   OpenAICompatibleLanguageModel,
   type OpenAICompatibleModelConfig,
@@ -57,16 +57,14 @@ export function createOpenAICompatible(settings: OpenAICompatibleProviderSetting
     provider,
     languageModel: (modelId) => new OpenAICompatibleLanguageModel(modelId, config),
     async listModels(options = {}) {
-      const requestHeaders = headers();
       const response = await sendProviderRequest(
-        {
+        createProviderCall({
           provider,
           url: joinUrl(baseUrl, '/models'),
           method: 'GET',
-          headers: requestHeaders,
+          headers: headers(),
           abortSignal: options.abortSignal,
-          secrets: secretsOf(requestHeaders),
-        },
+        }),
         settings,
       );
       const json = (await response.json()) as {

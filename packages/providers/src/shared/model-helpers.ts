@@ -1,4 +1,4 @@
-import type { Usage } from '@hal-ai/spec';
+import type { FinishReason, GenerateResult, StreamPart, Usage } from '@hal-ai/spec';
 
 /** @internal A tool result as text for providers that take strings. */
 export function toolOutputText(output: unknown): string {
@@ -20,4 +20,21 @@ export function numberOrUndefined(value: unknown): number | undefined {
 export function joinSystem(parts: string[]): string | undefined {
   const text = parts.filter((part) => part.length > 0).join('\n\n');
   return text.length > 0 ? text : undefined;
+}
+
+/** @internal The `finish` part of a stream, with the usage only when the provider reported some. */
+export function finishPart(finishReason: FinishReason, usage: Usage): StreamPart {
+  const reported = reportedUsage(usage);
+  return { type: 'finish', finishReason, ...(reported ? { usage: reported } : {}) };
+}
+
+/** @internal A `doGenerate` result, with the usage only when the provider reported some. */
+export function generateResult(
+  content: GenerateResult['content'],
+  finishReason: FinishReason,
+  usage: Usage,
+  response: GenerateResult['response'],
+): GenerateResult {
+  const reported = reportedUsage(usage);
+  return { content, finishReason, ...(reported ? { usage: reported } : {}), response };
 }
