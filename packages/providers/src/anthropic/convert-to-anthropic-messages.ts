@@ -1,5 +1,6 @@
 import type { Prompt } from '@hal-ai/spec';
-import { joinSystem, toolOutputText } from '../shared/model-helpers.js';
+import { convertToAlternatingTurns, withoutEmptyText } from '../shared/convert-to-alternating-turns.js';
+import { toolOutputText } from '../shared/model-helpers.js';
 
 /** An Anthropic content block HAL sends. */
 export type AnthropicContentBlock =
@@ -21,50 +22,36 @@ export function convertToAnthropicMessages(prompt: Prompt): {
   system?: string;
   messages: AnthropicMessage[];
 } {
-  const system: string[] = [];
-  const messages: AnthropicMessage[] = [];
-  const push = (role: AnthropicMessage['role'], content: AnthropicContentBlock[]) => {
-    if (content.length === 0) return;
-    const last = messages.at(-1);
-    if (last?.role === role) last.content.push(...content);
-    else messages.push({ role, content });
-  };
-  for (const message of prompt) {
-    switch (message.role) {
-      case 'system':
-        system.push(message.content);
-        break;
-      case 'user':
-        push(
-          'user',
-          message.content.map((part) => ({ type: 'text', text: part.text })),
-        );
-        break;
-      case 'assistant':
-        push(
-          'assistant',
-          message.content
-            .filter((part) => part.type !== 'text' || part.text.length > 0)
-            .map((part) =>
+  const { system, turns } = convertToAlternatingTurns<AnthropicMessage['role'], AnthropicContentBlock>(
+    prompt,
+    (message) => {
+      switch (message.role) {
+        case 'user':
+          return { role: 'user', parts: message.content.map((part) => ({ type: 'text', text: part.text })) };
+        case 'assistant':
+          return {
+            role: 'assistant',
+            parts: withoutEmptyText(message.content).map((part) =>
               part.type === 'text'
                 ? { type: 'text', text: part.text }
                 : { type: 'tool_use', id: part.toolCallId, name: part.toolName, input: part.input ?? {} },
             ),
-        );
-        break;
-      case 'tool':
-        push(
-          'user',
-          message.content.map((part) => ({
-            type: 'tool_result',
-            tool_use_id: part.toolCallId,
-            content: toolOutputText(part.output),
-            ...(part.isError ? { is_error: true } : {}),
-          })),
-        );
-        break;
-    }
-  }
-  const systemText = joinSystem(system);
-  return { ...(systemText ? { system: systemText } : {}), messages };
+          };
+        case 'tool':
+          return {
+            role: 'user',
+            parts: message.content.map((part) => ({
+              type: 'tool_result',
+              tool_use_id: part.toolCallId,
+              content: toolOutputText(part.output),
+              ...(part.isError ? { is_error: true } : {}),
+            })),
+          };
+      }
+    },
+  );
+  return {
+    ...(system ? { system } : {}),
+    messages: turns.map(({ role, parts }) => ({ role, content: parts })),
+  };
 }

@@ -1,5 +1,5 @@
 import type { Prompt } from '@hal-ai/spec';
-import { joinSystem } from '../shared/model-helpers.js';
+import { convertToAlternatingTurns, withoutEmptyText } from '../shared/convert-to-alternating-turns.js';
 
 /** A Gemini content part as HAL sends it. */
 export type GeminiPart =
@@ -30,35 +30,20 @@ export function convertToGeminiContents(prompt: Prompt): {
   systemInstruction?: { parts: Array<{ text: string }> };
   contents: GeminiContent[];
 } {
-  const system: string[] = [];
-  const contents: GeminiContent[] = [];
   let lastCallOrder: string[] = [];
-  const push = (role: GeminiContent['role'], parts: GeminiPart[]) => {
-    if (parts.length === 0) return;
-    const last = contents.at(-1);
-    if (last?.role === role) last.parts.push(...parts);
-    else contents.push({ role, parts });
-  };
-  for (const message of prompt) {
-    switch (message.role) {
-      case 'system':
-        system.push(message.content);
-        break;
-      case 'user':
-        push(
-          'user',
-          message.content.map((part) => ({ text: part.text })),
-        );
-        break;
-      case 'assistant':
-        lastCallOrder = message.content.flatMap((part) =>
-          part.type === 'tool-call' ? [part.toolCallId] : [],
-        );
-        push(
-          'model',
-          message.content
-            .filter((part) => part.type !== 'text' || part.text.length > 0)
-            .map((part) =>
+  const { system, turns } = convertToAlternatingTurns<GeminiContent['role'], GeminiPart>(
+    prompt,
+    (message) => {
+      switch (message.role) {
+        case 'user':
+          return { role: 'user', parts: message.content.map((part) => ({ text: part.text })) };
+        case 'assistant':
+          lastCallOrder = message.content.flatMap((part) =>
+            part.type === 'tool-call' ? [part.toolCallId] : [],
+          );
+          return {
+            role: 'model',
+            parts: withoutEmptyText(message.content).map((part) =>
               part.type === 'text'
                 ? { text: part.text }
                 : {
@@ -71,24 +56,24 @@ export function convertToGeminiContents(prompt: Prompt): {
                     },
                   },
             ),
-        );
-        break;
-      case 'tool': {
-        const position = (id: string) => {
-          const index = lastCallOrder.indexOf(id);
-          return index === -1 ? Number.MAX_SAFE_INTEGER : index;
-        };
-        const ordered = [...message.content].sort((a, b) => position(a.toolCallId) - position(b.toolCallId));
-        push(
-          'user',
-          ordered.map((part) => ({
-            functionResponse: { name: part.toolName, response: responseObject(part.output, part.isError) },
-          })),
-        );
-        break;
+          };
+        case 'tool': {
+          const position = (id: string) => {
+            const index = lastCallOrder.indexOf(id);
+            return index === -1 ? Number.MAX_SAFE_INTEGER : index;
+          };
+          const ordered = [...message.content].sort(
+            (a, b) => position(a.toolCallId) - position(b.toolCallId),
+          );
+          return {
+            role: 'user',
+            parts: ordered.map((part) => ({
+              functionResponse: { name: part.toolName, response: responseObject(part.output, part.isError) },
+            })),
+          };
+        }
       }
-    }
-  }
-  const systemText = joinSystem(system);
-  return { ...(systemText ? { systemInstruction: { parts: [{ text: systemText }] } } : {}), contents };
+    },
+  );
+  return { ...(system ? { systemInstruction: { parts: [{ text: system }] } } : {}), contents: turns };
 }
