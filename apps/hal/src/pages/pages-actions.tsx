@@ -5,6 +5,7 @@ import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { verifyOperatorPassword } from '../auth/auth-operators.js';
 import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
+import type { HighActionDescription } from '../core/core-impacts.js';
 import type { AppDeps } from '../deps.js';
 import { clientAddress } from '../http/client-address.js';
 import { CSRF_FIELD } from '../http/csrf.js';
@@ -29,14 +30,6 @@ export interface FormInput {
   files: Record<string, File>;
 }
 
-/** What a high-risk action asks `threeStep` to confirm (the same shape the console API builds). */
-export interface HighDescription {
-  action: string;
-  target: string;
-  impact: Record<string, unknown>;
-  identifiers: string[];
-}
-
 /**
  * One console action behind a POST form. `parse` validates the form into the core function's arguments,
  * `describe` (high-risk actions only) names the impact and the identifiers to retype, and `run` calls the
@@ -46,7 +39,7 @@ export interface PageAction<A> {
   title: string;
   section: Section;
   parse(input: FormInput, c: Ctx): Promise<A>;
-  describe?(args: A, c: Ctx): Promise<HighDescription>;
+  describe?(args: A, c: Ctx): Promise<HighActionDescription>;
   /** Answers where the browser goes next, or a page to show instead (e.g. a token shown once). */
   run(args: A, c: Ctx, input: FormInput): Promise<string | { body: Child }>;
   /** The file field of an upload: a re-auth form cannot carry a file, so it asks for it again. */
@@ -235,7 +228,7 @@ function ImpactStep(props: {
   path: string;
   csrfToken: string;
   args: Record<string, string>;
-  description: HighDescription;
+  description: HighActionDescription;
   token: string;
   back: string;
 }) {
@@ -269,7 +262,7 @@ function IdentifiersStep(props: {
   path: string;
   csrfToken: string;
   args: Record<string, string>;
-  description: HighDescription;
+  description: HighActionDescription;
   token: string;
   back: string;
 }) {
@@ -312,7 +305,7 @@ function ExecuteStep(props: {
   path: string;
   csrfToken: string;
   args: Record<string, string>;
-  description: HighDescription;
+  description: HighActionDescription;
   token: string;
   typed: string[];
   back: string;

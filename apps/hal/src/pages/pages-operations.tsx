@@ -8,6 +8,19 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { HalError } from '@hal-ai/spec';
 import type { Context, Hono } from 'hono';
 import {
+  assertNotHalRollback,
+  describeDeploy,
+  describeJobRevert,
+  describeReconcile,
+  describeReleaseApprove,
+  describeRollback,
+  describeServerDelete,
+  describeServerIsolate,
+  describeSettingsApply,
+  describeSettingsSet,
+  revertableDeploy,
+} from '../core/core-impacts.js';
+import {
   DeployArgs,
   IncidentOpenArgs,
   IncidentResolveArgs,
@@ -117,17 +130,7 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
         parseInput(ServerIsolateArgs, { id: param(c, 'id'), ...pick(fields, ['reason']) }),
       describe: async (args) => {
         const { server } = await core().servers.get({ id: args.id });
-        return {
-          action: 'server.isolate',
-          target: `server:${server.id}`,
-          impact: {
-            summary: `Isolate server ${server.name}: no deployments, its agent is refused`,
-            server: { id: server.id, name: server.name, state: server.state },
-            change: { state: { from: server.state, to: 'isolated' } },
-            reason: args.reason,
-          },
-          identifiers: [server.name, server.id],
-        };
+        return describeServerIsolate(server, args.reason);
       },
       run: async (args, c) => {
         const { server } = await core().servers.isolate(actor(c), args);
@@ -143,17 +146,7 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       parse: async (_input, c) => parseInput(ServerIdArgs, { id: param(c, 'id') }),
       describe: async (args) => {
         const { server, deployments } = await core().servers.get(args);
-        return {
-          action: 'server.delete',
-          target: `server:${server.id}`,
-          impact: {
-            summary: `Delete server ${server.name}: its agent token is revoked; its history stays`,
-            server: { id: server.id, name: server.name, state: server.state },
-            change: { state: { from: server.state, to: 'deleted' } },
-            deployments: deployments.map((d) => `${d.module}@${d.actualVersion ?? 'none'}`),
-          },
-          identifiers: [server.name, server.id],
-        };
+        return describeServerDelete(server, deployments);
       },
       run: async (args, c) => {
         const { server } = await core().servers.delete(actor(c), args);
@@ -208,22 +201,7 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       parse: async (_input, c) => parseInput(ReleaseIdArgs, { id: param(c, 'id') }),
       describe: async (args) => {
         const { release } = await core().releases.get(args);
-        return {
-          action: 'release.approve',
-          target: `release:${release.id}`,
-          impact: {
-            summary: `Approve ${release.module}@${release.version}: it may then be deployed to any active server`,
-            release: {
-              id: release.id,
-              module: release.module,
-              version: release.version,
-              sha256: release.sha256,
-              size: release.size,
-            },
-            change: { state: { from: release.state, to: 'approved' } },
-          },
-          identifiers: [release.module, release.version],
-        };
+        return describeReleaseApprove(release);
       },
       run: async (args, c) => {
         const { release } = await core().releases.approve(actor(c), args);
@@ -246,17 +224,7 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       },
       describe: async (args) => {
         const { server, deployments } = await core().servers.get({ id: args.serverId });
-        const current = deployments.find((d) => d.module === args.module);
-        return {
-          action: 'deploy.request',
-          target: `server:${server.id}`,
-          impact: {
-            summary: `Deploy ${args.module}@${args.version} to ${server.name}`,
-            server: { id: server.id, name: server.name, state: server.state },
-            change: { module: args.module, from: current?.actualVersion ?? null, to: args.version },
-          },
-          identifiers: [server.name, `${args.module}@${args.version}`],
-        };
+        return describeDeploy(args, server, deployments);
       },
       run: async (args, c) => {
         const { job } = await core().deployments.deploy(actor(c), args);
@@ -271,26 +239,12 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       section: '/ops/releases',
       parse: async ({ fields }) => {
         const args = parseInput(RollbackArgs, pick(fields, ['module', 'serverId'], ['reason']));
-        if (args.module === 'hal') throw new HalError('hal_self_deploy', 'HAL does not roll back itself');
+        assertNotHalRollback(args.module);
         return args;
       },
       describe: async (args) => {
         const { server, deployments } = await core().servers.get({ id: args.serverId });
-        const current = deployments.find((d) => d.module === args.module);
-        return {
-          action: 'deploy.rollback',
-          target: `server:${server.id}`,
-          impact: {
-            summary: `Roll ${args.module} on ${server.name} back to its previous version`,
-            server: { id: server.id, name: server.name, state: server.state },
-            change: {
-              module: args.module,
-              from: current?.actualVersion ?? null,
-              to: current?.previousVersion ?? null,
-            },
-          },
-          identifiers: [server.name, args.module],
-        };
+        return describeRollback(args, server, deployments);
       },
       run: async (args, c) => {
         const { job } = await core().deployments.rollback(actor(c), args);
@@ -306,17 +260,7 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       parse: async ({ fields }) => parseInput(ReconcileArgs, pick(fields, [], ['serverId', 'reason'])),
       describe: async (args) => {
         const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
-        return {
-          action: 'deploy.reconcile',
-          target: server ? `server:${server.id}` : 'servers:all',
-          impact: {
-            summary: server
-              ? `Bring ${server.name} to its desired versions (deploys or rolls back modules that differ)`
-              : 'Bring every active server to its desired versions (deploys or rolls back modules that differ)',
-            server: server ? { id: server.id, name: server.name } : 'all active servers',
-          },
-          identifiers: [server ? server.name : 'all servers'],
-        };
+        return describeReconcile(server);
       },
       run: async (args, c) => {
         const { job } = await core().deployments.reconcile(actor(c), args);
@@ -351,31 +295,12 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       section: '/ops/jobs',
       parse: async ({ fields }, c) => {
         const { job } = await core().jobs.get({ id: param(c, 'id') });
-        if (job.type !== 'deploy' || job.state !== 'succeeded') {
-          throw new HalError(
-            'job_not_revertable',
-            `Job ${job.id} is a ${job.state} ${job.type}; only succeeded deploys revert`,
-          );
-        }
+        revertableDeploy(job);
         return { job, reason: fields.reason ? fields.reason : undefined };
       },
       describe: async ({ job }) => {
-        const { module, version, serverId } = job.args as {
-          module: string;
-          version: string;
-          serverId: string;
-        };
-        const { server } = await core().servers.get({ id: serverId });
-        return {
-          action: 'job.revert',
-          target: `job:${job.id}`,
-          impact: {
-            summary: `Revert deploy ${module}@${version} on ${server.name}: a rollback job to its previous version`,
-            job: { id: job.id, type: job.type, finishedAt: job.finishedAt },
-            server: { id: server.id, name: server.name },
-          },
-          identifiers: [server.name, `${module}@${version}`],
-        };
+        const { server } = await core().servers.get({ id: revertableDeploy(job).serverId });
+        return describeJobRevert(job, server);
       },
       run: async ({ job, reason }, c) => {
         const result = await core().jobs.control(actor(c), { id: job.id, action: 'revert', reason });
@@ -446,16 +371,10 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
           key: args.key,
           ...(args.serverId ? { serverId: args.serverId } : {}),
         });
-        const before = settings.find((s) => s.key === args.key);
-        return {
-          action: 'settings.set',
-          target: args.serverId ? `server:${args.serverId}` : 'settings:global',
-          impact: {
-            summary: `Set ${args.key}${args.serverId ? ` on server ${args.serverId}` : ' (global)'}`,
-            change: { key: args.key, from: before?.value ?? null, to: args.value },
-          },
-          identifiers: [args.key],
-        };
+        return describeSettingsSet(
+          args,
+          settings.find((s) => s.key === args.key),
+        );
       },
       run: async (args, c) => {
         const { setting } = await core().settings.set(actor(c), args);
@@ -471,16 +390,7 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       parse: async ({ fields }) => parseInput(SettingsApplyArgs, pick(fields, [], ['serverId'])),
       describe: async (args) => {
         const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
-        return {
-          action: 'settings.apply',
-          target: server ? `server:${server.id}` : 'servers:all',
-          impact: {
-            summary: server
-              ? `Apply the effective settings to ${server.name}`
-              : 'Apply settings to HAL and every active server',
-          },
-          identifiers: [server ? server.name : 'all servers'],
-        };
+        return describeSettingsApply(server);
       },
       run: async (args, c) => {
         const { job } = await core().settings.apply(actor(c), args);

@@ -8,6 +8,21 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { HalError } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
 import {
+  assertNotHalRollback,
+  assertReleaseApprovable,
+  describeDeploy,
+  describeJobRevert,
+  describeReconcile,
+  describeReleaseApprove,
+  describeRollback,
+  describeServerDelete,
+  describeServerIsolate,
+  describeSettingsApply,
+  describeSettingsSet,
+  type HighActionDescription,
+  revertableDeploy,
+} from '../core/core-impacts.js';
+import {
   DeployArgs,
   IncidentOpenArgs,
   IncidentResolveArgs,
@@ -88,17 +103,11 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
   async function confirm(
     c: Ctx,
     body: Record<string, unknown>,
-    action: string,
-    target: string,
-    impact: Record<string, unknown>,
-    identifiers: string[],
+    description: HighActionDescription,
   ): Promise<void> {
     await deps.threeStep.check({
       operatorId: c.get('operator').id,
-      action,
-      target,
-      impact,
-      identifiers,
+      ...description,
       confirmation: readConfirmation(body),
     });
   }
@@ -167,19 +176,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     const args = parseInput(ServerIsolateArgs, { ...argsOnly(body), id: c.req.param('id') });
     await core().servers.check('isolate', { id: args.id });
     const { server } = await core().servers.get({ id: args.id });
-    await confirm(
-      c,
-      body,
-      'server.isolate',
-      `server:${server.id}`,
-      {
-        summary: `Isolate server ${server.name}: no deployments, its agent is refused`,
-        server: { id: server.id, name: server.name, state: server.state },
-        change: { state: { from: server.state, to: 'isolated' } },
-        reason: args.reason,
-      },
-      [server.name, server.id],
-    );
+    await confirm(c, body, describeServerIsolate(server, args.reason));
     return c.json(await core().servers.isolate(actor(c), args));
   });
   routes.delete('/servers/:id', write, async (c) => {
@@ -187,19 +184,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     const args = parseInput(ServerIdArgs, { id: c.req.param('id') });
     await core().servers.check('delete', args);
     const { server, deployments } = await core().servers.get(args);
-    await confirm(
-      c,
-      body,
-      'server.delete',
-      `server:${server.id}`,
-      {
-        summary: `Delete server ${server.name}: its agent token is revoked; its history stays`,
-        server: { id: server.id, name: server.name, state: server.state },
-        change: { state: { from: server.state, to: 'deleted' } },
-        deployments: deployments.map((d) => `${d.module}@${d.actualVersion ?? 'none'}`),
-      },
-      [server.name, server.id],
-    );
+    await confirm(c, body, describeServerDelete(server, deployments));
     return c.json(await core().servers.delete(actor(c), args));
   });
 
@@ -244,33 +229,8 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     const body = await jsonBody(c);
     const args = parseInput(ReleaseIdArgs, { id: c.req.param('id') });
     const { release } = await core().releases.get(args);
-    if (release.state !== 'registered') {
-      throw new HalError(
-        'invalid_state',
-        `${release.module}@${release.version} is ${release.state}, not registered`,
-        {
-          details: { state: release.state },
-        },
-      );
-    }
-    await confirm(
-      c,
-      body,
-      'release.approve',
-      `release:${release.id}`,
-      {
-        summary: `Approve ${release.module}@${release.version}: it may then be deployed to any active server`,
-        release: {
-          id: release.id,
-          module: release.module,
-          version: release.version,
-          sha256: release.sha256,
-          size: release.size,
-        },
-        change: { state: { from: release.state, to: 'approved' } },
-      },
-      [release.module, release.version],
-    );
+    assertReleaseApprovable(release);
+    await confirm(c, body, describeReleaseApprove(release));
     return c.json(await core().releases.approve(actor(c), args));
   });
 
@@ -281,62 +241,22 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     // Refuse (hal itself, unapproved release, inactive server) before asking for three confirmations.
     await core().deployments.check(args);
     const { server, deployments } = await core().servers.get({ id: args.serverId });
-    const current = deployments.find((d) => d.module === args.module);
-    await confirm(
-      c,
-      body,
-      'deploy.request',
-      `server:${server.id}`,
-      {
-        summary: `Deploy ${args.module}@${args.version} to ${server.name}`,
-        server: { id: server.id, name: server.name, state: server.state },
-        change: { module: args.module, from: current?.actualVersion ?? null, to: args.version },
-      },
-      [server.name, `${args.module}@${args.version}`],
-    );
+    await confirm(c, body, describeDeploy(args, server, deployments));
     return c.json(await core().deployments.deploy(actor(c), args), 202);
   });
   routes.post('/deployments/rollback', write, async (c) => {
     const body = await jsonBody(c);
     const args = parseInput(RollbackArgs, argsOnly(body));
-    if (args.module === 'hal') throw new HalError('hal_self_deploy', 'HAL does not roll back itself');
+    assertNotHalRollback(args.module);
     const { server, deployments } = await core().servers.get({ id: args.serverId });
-    const current = deployments.find((d) => d.module === args.module);
-    await confirm(
-      c,
-      body,
-      'deploy.rollback',
-      `server:${server.id}`,
-      {
-        summary: `Roll ${args.module} on ${server.name} back to its previous version`,
-        server: { id: server.id, name: server.name, state: server.state },
-        change: {
-          module: args.module,
-          from: current?.actualVersion ?? null,
-          to: current?.previousVersion ?? null,
-        },
-      },
-      [server.name, args.module],
-    );
+    await confirm(c, body, describeRollback(args, server, deployments));
     return c.json(await core().deployments.rollback(actor(c), args), 202);
   });
   routes.post('/deployments/reconcile', write, async (c) => {
     const body = await jsonBody(c);
     const args = parseInput(ReconcileArgs, argsOnly(body));
     const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
-    await confirm(
-      c,
-      body,
-      'deploy.reconcile',
-      server ? `server:${server.id}` : 'servers:all',
-      {
-        summary: server
-          ? `Bring ${server.name} to its desired versions (deploys or rolls back modules that differ)`
-          : 'Bring every active server to its desired versions (deploys or rolls back modules that differ)',
-        server: server ? { id: server.id, name: server.name } : 'all active servers',
-      },
-      [server ? server.name : 'all servers'],
-    );
+    await confirm(c, body, describeReconcile(server));
     return c.json(await core().deployments.reconcile(actor(c), args), 202);
   });
   routes.post('/deployments/health', write, async (c) => {
@@ -356,26 +276,9 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
   routes.post('/jobs/:id/revert', write, async (c) => {
     const body = await jsonBody(c);
     const { job } = await core().jobs.get({ id: c.req.param('id') });
-    if (job.type !== 'deploy' || job.state !== 'succeeded') {
-      throw new HalError(
-        'job_not_revertable',
-        `Job ${job.id} is a ${job.state} ${job.type}; only succeeded deploys revert`,
-      );
-    }
-    const { module, version, serverId } = job.args as { module: string; version: string; serverId: string };
+    const { serverId } = revertableDeploy(job);
     const { server } = await core().servers.get({ id: serverId });
-    await confirm(
-      c,
-      body,
-      'job.revert',
-      `job:${job.id}`,
-      {
-        summary: `Revert deploy ${module}@${version} on ${server.name}: a rollback job to its previous version`,
-        job: { id: job.id, type: job.type, finishedAt: job.finishedAt },
-        server: { id: server.id, name: server.name },
-      },
-      [server.name, `${module}@${version}`],
-    );
+    await confirm(c, body, describeJobRevert(job, server));
     const reason = typeof body.reason === 'string' ? body.reason : undefined;
     return c.json(await core().jobs.control(actor(c), { id: job.id, action: 'revert', reason }), 202);
   });
@@ -401,35 +304,14 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
       ...(args.serverId ? { serverId: args.serverId } : {}),
     });
     const before = settings.find((s) => s.key === args.key);
-    await confirm(
-      c,
-      body,
-      'settings.set',
-      args.serverId ? `server:${args.serverId}` : 'settings:global',
-      {
-        summary: `Set ${args.key}${args.serverId ? ` on server ${args.serverId}` : ' (global)'}`,
-        change: { key: args.key, from: before?.value ?? null, to: args.value },
-      },
-      [args.key],
-    );
+    await confirm(c, body, describeSettingsSet(args, before));
     return c.json(await core().settings.set(actor(c), args));
   });
   routes.post('/settings/apply', write, async (c) => {
     const body = await jsonBody(c);
     const args = parseInput(SettingsApplyArgs, argsOnly(body));
     const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
-    await confirm(
-      c,
-      body,
-      'settings.apply',
-      server ? `server:${server.id}` : 'servers:all',
-      {
-        summary: server
-          ? `Apply the effective settings to ${server.name}`
-          : 'Apply settings to HAL and every active server',
-      },
-      [server ? server.name : 'all servers'],
-    );
+    await confirm(c, body, describeSettingsApply(server));
     return c.json(await core().settings.apply(actor(c), args), 202);
   });
 

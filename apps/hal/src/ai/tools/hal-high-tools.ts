@@ -1,6 +1,15 @@
-import { HalError } from '@hal-ai/spec';
 import { defineTool, type Tool } from '@hal-ai/tools';
 import * as v from 'valibot';
+import {
+  assertNotHalRollback,
+  assertReleaseApprovable,
+  describeDeploy,
+  describeReleaseApprove,
+  describeRollback,
+  describeServerDelete,
+  describeServerIsolate,
+  revertableDeploy,
+} from '../../core/core-impacts.js';
 import {
   DeployArgs,
   JobControlArgs,
@@ -82,13 +91,8 @@ export function createHighTools(): Tool<HalToolContext>[] {
       identifiers: (args) => [args.id],
       impact: async (context: HalToolContext, args) => {
         await context.core.servers.check('isolate', { id: args.id });
-        const { server } = await serverSummary(context, args.id);
-        return {
-          summary: `Isolate server ${server.name}: no deployments, its agent is refused`,
-          server,
-          change: { state: { from: server.state, to: 'isolated' } },
-          reason: args.reason,
-        };
+        const { server } = await context.core.servers.get({ id: args.id });
+        return describeServerIsolate(server, args.reason).impact;
       },
       execute: async (context: HalToolContext, args) => {
         const result = await context.core.servers.isolate(context.actor, args);
@@ -105,13 +109,8 @@ export function createHighTools(): Tool<HalToolContext>[] {
       identifiers: (args) => [args.id],
       impact: async (context: HalToolContext, args) => {
         await context.core.servers.check('delete', args);
-        const { server, deployments } = await serverSummary(context, args.id);
-        return {
-          summary: `Delete server ${server.name}: its agent token is revoked; its history stays`,
-          server,
-          change: { state: { from: server.state, to: 'deleted' } },
-          deployments: deployments.map((d) => `${d.module}@${d.actualVersion ?? 'none'}`),
-        };
+        const { server, deployments } = await context.core.servers.get(args);
+        return describeServerDelete(server, deployments).impact;
       },
       execute: async (context: HalToolContext, args) => {
         const result = await context.core.servers.delete(context.actor, args);
@@ -127,13 +126,8 @@ export function createHighTools(): Tool<HalToolContext>[] {
       identifiers: (args) => [args.serverId, `${args.module}@${args.version}`],
       impact: async (context: HalToolContext, args) => {
         await context.core.deployments.check(args);
-        const { server, deployments } = await serverSummary(context, args.serverId);
-        const current = deployments.find((d) => d.module === args.module);
-        return {
-          summary: `Deploy ${args.module}@${args.version} to ${server.name}`,
-          server,
-          change: { module: args.module, from: current?.actualVersion ?? null, to: args.version },
-        };
+        const { server, deployments } = await context.core.servers.get({ id: args.serverId });
+        return describeDeploy(args, server, deployments).impact;
       },
       execute: async (context: HalToolContext, args) => {
         const result = await context.core.deployments.deploy(context.actor, args);
@@ -148,18 +142,9 @@ export function createHighTools(): Tool<HalToolContext>[] {
       args: RollbackArgs,
       identifiers: (args) => [args.serverId, args.module],
       impact: async (context: HalToolContext, args) => {
-        if (args.module === 'hal') throw new HalError('hal_self_deploy', 'HAL does not roll back itself');
-        const { server, deployments } = await serverSummary(context, args.serverId);
-        const current = deployments.find((d) => d.module === args.module);
-        return {
-          summary: `Roll ${args.module} on ${server.name} back to its previous version`,
-          server,
-          change: {
-            module: args.module,
-            from: current?.actualVersion ?? null,
-            to: current?.previousVersion ?? null,
-          },
-        };
+        assertNotHalRollback(args.module);
+        const { server, deployments } = await context.core.servers.get({ id: args.serverId });
+        return describeRollback(args, server, deployments).impact;
       },
       execute: async (context: HalToolContext, args) => {
         const result = await context.core.deployments.rollback(context.actor, args);
@@ -207,26 +192,8 @@ export function createHighTools(): Tool<HalToolContext>[] {
       identifiers: (args) => [args.id],
       impact: async (context: HalToolContext, args) => {
         const { release } = await context.core.releases.get(args);
-        if (release.state !== 'registered') {
-          throw new HalError(
-            'invalid_state',
-            `${release.module}@${release.version} is ${release.state}, not registered`,
-            {
-              details: { state: release.state },
-            },
-          );
-        }
-        return {
-          summary: `Approve ${release.module}@${release.version}: it may then be deployed to any active server`,
-          release: {
-            id: release.id,
-            module: release.module,
-            version: release.version,
-            sha256: release.sha256,
-            size: release.size,
-          },
-          change: { state: { from: release.state, to: 'approved' } },
-        };
+        assertReleaseApprovable(release);
+        return describeReleaseApprove(release).impact;
       },
       execute: async (context: HalToolContext, args) => {
         const result = await context.core.releases.approve(context.actor, args);
@@ -242,17 +209,7 @@ export function createHighTools(): Tool<HalToolContext>[] {
       identifiers: (args) => [args.id],
       impact: async (context: HalToolContext, args) => {
         const { job } = await context.core.jobs.get({ id: args.id });
-        if (job.type !== 'deploy' || job.state !== 'succeeded') {
-          throw new HalError(
-            'job_not_revertable',
-            `Job ${job.id} is a ${job.state} ${job.type}; only succeeded deploys revert`,
-          );
-        }
-        const { module, version, serverId } = job.args as {
-          module: string;
-          version: string;
-          serverId: string;
-        };
+        const { module, version, serverId } = revertableDeploy(job);
         const { server } = await serverSummary(context, serverId);
         return {
           summary: `Revert deploy ${module}@${version} on ${server.name}: a rollback job to its previous version`,
