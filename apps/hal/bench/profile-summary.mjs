@@ -73,4 +73,4 @@ console.log(
   `${file}\ntotal ${(totalUs / 1000).toFixed(0)} ms sampled\n\nself time by package:\n${top(byPackage, 15)}`,
 );
 console.log(`\nself time by function:\n${top(bySelf, 25)}`);
-console.log(`\ninclusive time by function:\n${top(inclusive, 40)}`);
+console.log(`\ninclusive time by function:\n${top(inclusive, 400)}`);

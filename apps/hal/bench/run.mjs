@@ -38,8 +38,8 @@ const FAN_OUT = 5;
 const CONCURRENT = 64;
 const scale = Number(process.env.BENCH_ROUNDS_SCALE ?? 1);
 const ROUNDS = {
-  single: Math.max(3, Math.round(25 * scale)),
-  fanOut: Math.max(3, Math.round(15 * scale)),
+  single: Math.max(3, Math.round(20 * scale)),
+  fanOut: Math.max(3, Math.round(10 * scale)),
   concurrent: Math.max(2, Math.round(4 * scale)),
 };
 const TARGETS = { singleAddedMs: 5, concurrentMedianRatio: 1.1, concurrentP99Ratio: 1.5, fanOutAddedMs: 10 };
@@ -98,8 +98,8 @@ async function stopChildren() {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
           child.once('exit', resolve);
           child.kill('SIGTERM');
-          // A profile is written on exit; give it time, then stop waiting.
-          setTimeout(resolve, 15_000).unref();
+          // A CPU profile is written on exit, which takes a while; then stop waiting.
+          setTimeout(resolve, profiling ? 90_000 : 15_000).unref();
         }),
     ),
   );
@@ -223,11 +223,16 @@ function halCpuMs() {
   }
 }
 
-/** HAL's CPU per turn since `before` (a `halCpuMs()` reading). */
+/** HAL's CPU while idle (job runner, metrics, SSE heartbeats), in ms per second: subtracted from the turns'. */
+let idleCpuMsPerS = 0;
+
+/** HAL's CPU per turn since `before` (`{cpu, at}`), without what HAL spends idle in that time. */
 function cpuPerTurn(before, turns) {
   const after = halCpuMs();
-  return before === undefined || after === undefined ? null : round((after - before) / turns);
+  if (before.cpu === undefined || after === undefined) return null;
+  return round((after - before.cpu - (idleCpuMsPerS * (now() - before.at)) / 1000) / turns);
 }
+const cpuMark = () => ({ cpu: halCpuMs(), at: now() });
 
 // ---------------------------------------------------------------------------------------------------------------
 // A logged-in operator over real HTTP.
@@ -490,10 +495,17 @@ try {
     await viaHal(directRoomOf(first), [first.id], 'warm-up');
   }
   await askFake('arrivals');
+  {
+    const idle = cpuMark();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const after = halCpuMs();
+    if (idle.cpu !== undefined && after !== undefined)
+      idleCpuMsPerS = (after - idle.cpu) / ((now() - idle.at) / 1000);
+  }
 
   log(`1 in flight: ${ROUNDS.single} rounds`);
   const single = { raw: [], adapter: [], hal: [] };
-  const singleCpu = halCpuMs();
+  const singleCpu = cpuMark();
   for (let index = 0; index < ROUNDS.single; index += 1) {
     single.raw.push(await viaRaw());
     single.adapter.push(await viaAdapter());
@@ -505,7 +517,7 @@ try {
   // Fan-out: one unified message (no @name: every active model answers), the last model's first delta.
   log(`fan-out to ${FAN_OUT}: ${ROUNDS.fanOut} rounds`);
   const fanOut = { raw: [], adapter: [], hal: [] };
-  const fanOutCpu = halCpuMs();
+  const fanOutCpu = cpuMark();
   for (let index = 0; index < ROUNDS.fanOut; index += 1) {
     fanOut.raw.push(await lastOf(FAN_OUT, viaRaw));
     fanOut.adapter.push(await lastOf(FAN_OUT, viaAdapter));
@@ -530,7 +542,7 @@ try {
   await askFake('arrivals');
   log(`${CONCURRENT} in flight: ${ROUNDS.concurrent} rounds`);
   const concurrent = { raw: [], adapter: [], hal: [] };
-  const concurrentCpu = halCpuMs();
+  const concurrentCpu = cpuMark();
   for (let index = 0; index < ROUNDS.concurrent; index += 1) {
     concurrent.raw.push(...(await parallel(CONCURRENT, () => viaRaw())));
     concurrent.adapter.push(...(await parallel(CONCURRENT, () => viaAdapter())));
@@ -652,6 +664,7 @@ for (const [name, row] of rows) {
     `  ${name.padEnd(18)} ${accepted} · ${running} · ${placeholder} · ${row.hal.toProviderMedianMs}; ${row.hal.cpuMsPerTurn} ms CPU`,
   );
 }
+console.log(`HAL idle: ${round(idleCpuMsPerS)} ms CPU per second (not counted in the turns')`);
 console.log(`load average (1 min) at start ${loadAtStart}, at end ${round(loadavg()[0])} on ${cpus} cores`);
 console.log(
   `\nrequest body to the provider: HAL median ${bodyBytes.hal.median} B (max ${bodyBytes.hal.max}), direct ${bodyBytes.direct.median} B`,
@@ -667,6 +680,7 @@ writeFileSync(
       node: process.version,
       firstTokenMs: FIRST_TOKEN_MS,
       machine: { cpus, loadAverageAtStart: loadAtStart, loadAverageAtEnd: round(loadavg()[0]) },
+      halIdleCpuMsPerS: round(idleCpuMsPerS),
       rounds: ROUNDS,
       targets,
       single,
