@@ -215,6 +215,27 @@ describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', (
     await panelReady(page);
     const titles = await page.locator('[role=tab] .hal-tab-title').allTextContents();
     expect(titles).toEqual(['통합', 'alpha', 'beta']);
+    // Double-click renames in place: Enter saves, Esc cancels, empty goes back to the connection name.
+    const alphaTab = () =>
+      page.locator('[role=tab]:has(.hal-tab-title:text-is("alpha")), [role=tab]:has(.hal-rename)').first();
+    await alphaTab().dblclick();
+    await page.locator('.hal-rename').fill('알파 방');
+    await page.locator('.hal-rename').press('Enter');
+    await page.locator('[role=tab] .hal-tab-title:text-is("알파 방")').waitFor();
+    await page.locator('[role=tab]:has(.hal-tab-title:text-is("알파 방"))').dblclick();
+    await page.locator('.hal-rename').fill('ignored');
+    await page.locator('.hal-rename').press('Escape');
+    await page.locator('[role=tab] .hal-tab-title:text-is("알파 방")').waitFor();
+    await page.locator('[role=tab]:has(.hal-tab-title:text-is("알파 방"))').dblclick();
+    await page.locator('.hal-rename').fill('');
+    await page.locator('.hal-rename').press('Enter');
+    await page.locator('[role=tab] .hal-tab-title:text-is("alpha")').waitFor();
+    // The fixed unified tab cannot be renamed.
+    await page.locator('[role=tab][data-fixed=true]').dblclick();
+    await expect(page.locator('.hal-rename').count()).resolves.toBe(0);
+    await expect(page.locator('[role=tab][data-fixed=true]').getAttribute('aria-selected')).resolves.toBe(
+      'true',
+    );
     const input = page.locator('.hal-input');
     await input.click();
     await input.pressSequentially('@al');
