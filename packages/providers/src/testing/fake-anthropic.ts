@@ -1,15 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import {
+  answerGeneration,
   applyMidStreamFault,
   type FakeContext,
   type FakeServer,
   type FakeServerOptions,
   type FakeStep,
-  requestKey,
+  hasWrongKey,
+  retryAfterHeader,
   splitIntoPieces,
   startFakeServer,
   stepToolCalls,
   stepUsage,
+  writeJson,
   writeSse,
 } from './fake-server.js';
 
@@ -62,12 +65,12 @@ async function handleAnthropic(context: FakeContext): Promise<void> {
     writeError(response, 404, undefined, `Not found: ${request.method} ${request.path}`);
     return;
   }
-  if (context.apiKey !== undefined && requestKey(request) !== context.apiKey) {
+  if (hasWrongKey(context)) {
     writeError(response, 401, 'authentication_error', 'invalid x-api-key');
     return;
   }
   if (isCount) {
-    json(response, 200, { input_tokens: 10 });
+    writeJson(response, 200, { input_tokens: 10 });
     return;
   }
   if (isModels) {
@@ -77,7 +80,7 @@ async function handleAnthropic(context: FakeContext): Promise<void> {
       ? all.findIndex((model) => model.id === request.query.after_id) + 1
       : 0;
     const page = all.slice(start, start + limit);
-    json(response, 200, {
+    writeJson(response, 200, {
       data: page.map((model) => ({
         type: 'model',
         id: model.id,
@@ -91,41 +94,28 @@ async function handleAnthropic(context: FakeContext): Promise<void> {
     return;
   }
 
-  const step = context.nextStep();
   const body = (request.body ?? {}) as { model?: string; stream?: boolean };
   const model = body.model ?? 'claude-fake';
-  if (step.error) {
-    writeError(response, step.error.status, step.error.type, step.error.message, step.error.retryAfter);
-    return;
-  }
-  if (step.stall === 'before-first-byte') {
-    await context.hang();
-    return;
-  }
-  await context.sleep(step.firstByteDelayMs ?? 0);
-  if (body.stream === true) {
-    await streamMessage(context, step, model);
-  } else {
-    await answerMessage(context, step, model);
-  }
+  await answerGeneration(context, body.stream === true, (step) => ({
+    writeError: (error) => writeError(response, error.status, error.type, error.message, error.retryAfter),
+    writeStreamError: (kind) => {
+      const type = streamErrorType(kind);
+      writeError(response, type === 'overloaded_error' ? 529 : type === 'rate_limit_error' ? 429 : 500, type);
+    },
+    malformedBody: '{"id": "msg_broken", "content": [',
+    body: () => messageBody(step, model),
+    stream: () => streamMessage(context, step, model),
+  }));
 }
 
-async function answerMessage(context: FakeContext, step: FakeStep, model: string): Promise<void> {
-  const { response } = context;
-  if (step.streamError) {
-    const type = STREAM_ERROR_TYPES[step.streamError] ?? step.streamError;
-    const status = type === 'overloaded_error' ? 529 : type === 'rate_limit_error' ? 429 : 500;
-    writeError(response, status, type);
-    return;
-  }
-  if (step.malformed) {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end('{"id": "msg_broken", "content": [');
-    return;
-  }
+function streamErrorType(kind: string): string {
+  return STREAM_ERROR_TYPES[kind] ?? kind;
+}
+
+function messageBody(step: FakeStep, model: string) {
   const calls = stepToolCalls(step, 'toolu_');
   const usage = stepUsage(step);
-  const message = {
+  return {
     id: messageId(),
     type: 'message',
     role: 'assistant',
@@ -138,14 +128,6 @@ async function answerMessage(context: FakeContext, step: FakeStep, model: string
     stop_sequence: null,
     ...(usage ? { usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens } } : {}),
   };
-  const text = JSON.stringify(message);
-  if (step.cut || step.stall === 'mid-stream') {
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
-    response.write(text.slice(0, Math.floor(text.length / 2)));
-    await applyMidStreamFault(context, { ...step, cut: step.cut === 'end' ? true : step.cut });
-    return;
-  }
-  json(response, 200, message);
 }
 
 async function streamMessage(context: FakeContext, step: FakeStep, model: string): Promise<void> {
@@ -227,7 +209,7 @@ async function streamMessage(context: FakeContext, step: FakeStep, model: string
   }
   if (await applyMidStreamFault(context, step)) return;
   if (step.streamError) {
-    const type = STREAM_ERROR_TYPES[step.streamError] ?? step.streamError;
+    const type = streamErrorType(step.streamError);
     writeSse(
       response,
       JSON.stringify({ type: 'error', error: { type, message: errorMessage(type) } }),
@@ -259,8 +241,8 @@ function writeError(
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'request-id': `req_fake${Date.now()}`,
+    ...retryAfterHeader(retryAfter),
   };
-  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
   if (errorType === 'overloaded_error') headers['x-should-retry'] = 'true';
   response.writeHead(status, headers);
   response.end(
@@ -285,11 +267,6 @@ function errorMessage(type: string): string {
     default:
       return 'Internal server error';
   }
-}
-
-function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
 }
 
 function messageId(): string {

@@ -1,17 +1,22 @@
 import type { ServerResponse } from 'node:http';
 import {
+  answerGeneration,
   applyMidStreamFault,
   type FakeContext,
   type FakeServer,
   type FakeServerOptions,
   type FakeStep,
-  requestKey,
+  hasWrongKey,
+  retryAfterHeader,
   splitIntoPieces,
   startFakeServer,
   stepToolCalls,
   stepUsage,
+  writeJson,
   writeSse,
 } from './fake-server.js';
+
+const JSON_TYPE = 'application/json; charset=UTF-8';
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -69,7 +74,7 @@ async function handleGemini(context: FakeContext): Promise<void> {
     writeError(response, 404, `Unknown path ${request.path}`);
     return;
   }
-  if (context.apiKey !== undefined && requestKey(request) !== context.apiKey) {
+  if (hasWrongKey(context)) {
     writeError(
       response,
       401,
@@ -84,35 +89,50 @@ async function handleGemini(context: FakeContext): Promise<void> {
     const start = Number(request.query.pageToken ?? 0);
     const all = context.models();
     const page = all.slice(start, start + size);
-    json(response, 200, {
-      models: page.map((model) => ({
-        name: `models/${model.id}`,
-        version: '001',
-        displayName: model.displayName ?? model.id,
-        inputTokenLimit: model.contextWindow ?? 1_048_576,
-        outputTokenLimit: 8192,
-        supportedGenerationMethods: ['generateContent', 'countTokens'],
-      })),
-      ...(start + size < all.length ? { nextPageToken: String(start + size) } : {}),
-    });
+    writeJson(
+      response,
+      200,
+      {
+        models: page.map((model) => ({
+          name: `models/${model.id}`,
+          version: '001',
+          displayName: model.displayName ?? model.id,
+          inputTokenLimit: model.contextWindow ?? 1_048_576,
+          outputTokenLimit: 8192,
+          supportedGenerationMethods: ['generateContent', 'countTokens'],
+        })),
+        ...(start + size < all.length ? { nextPageToken: String(start + size) } : {}),
+      },
+      JSON_TYPE,
+    );
     return;
   }
   const model = decodeURIComponent(match?.[1] ?? 'gemini-fake');
-  const step = context.nextStep();
-  if (step.error) {
-    writeError(response, step.error.status, step.error.message, step.error.retryAfter, step.error.type);
-    return;
-  }
-  if (step.stall === 'before-first-byte') {
-    await context.hang();
-    return;
-  }
-  await context.sleep(step.firstByteDelayMs ?? 0);
-  if (match?.[2] === 'streamGenerateContent') {
-    await streamContent(context, step, model);
-  } else {
-    await answerContent(context, step, model);
-  }
+  await answerGeneration(context, match?.[2] === 'streamGenerateContent', (step) => ({
+    writeError: (error) => writeError(response, error.status, error.message, error.retryAfter, error.type),
+    writeStreamError: (kind) => {
+      const error = streamError(kind);
+      writeError(response, error.code, error.message, undefined, error.status);
+    },
+    malformedBody: '{"candidates": [',
+    body: () => ({
+      candidates: [
+        candidate(
+          [...(step.text ? [{ text: step.text }] : []), ...functionParts(step)],
+          step.stopReason ?? 'STOP',
+        ),
+      ],
+      ...usageMetadata(step),
+      modelVersion: model,
+      responseId: responseId(),
+    }),
+    contentType: JSON_TYPE,
+    stream: () => streamContent(context, step, model),
+  }));
+}
+
+function streamError(kind: string): { code: number; message: string; status: string } {
+  return STREAM_ERRORS[kind] ?? { code: 500, message: kind, status: 'INTERNAL' };
 }
 
 function candidate(parts: unknown[], finishReason?: string) {
@@ -135,39 +155,6 @@ function functionParts(step: FakeStep) {
   return stepToolCalls(step, 'unused').map((call) => ({
     functionCall: { name: call.name, args: call.input },
   }));
-}
-
-async function answerContent(context: FakeContext, step: FakeStep, model: string): Promise<void> {
-  const { response } = context;
-  if (step.streamError) {
-    const error = STREAM_ERRORS[step.streamError] ?? {
-      code: 500,
-      message: step.streamError,
-      status: 'INTERNAL',
-    };
-    writeError(response, error.code, error.message, undefined, error.status);
-    return;
-  }
-  if (step.malformed) {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end('{"candidates": [');
-    return;
-  }
-  const parts = [...(step.text ? [{ text: step.text }] : []), ...functionParts(step)];
-  const body = {
-    candidates: [candidate(parts, step.stopReason ?? 'STOP')],
-    ...usageMetadata(step),
-    modelVersion: model,
-    responseId: responseId(),
-  };
-  const text = JSON.stringify(body);
-  if (step.cut || step.stall === 'mid-stream') {
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
-    response.write(text.slice(0, Math.floor(text.length / 2)));
-    await applyMidStreamFault(context, { ...step, cut: step.cut === 'end' ? true : step.cut });
-    return;
-  }
-  json(response, 200, body);
 }
 
 async function streamContent(context: FakeContext, step: FakeStep, model: string): Promise<void> {
@@ -193,12 +180,7 @@ async function streamContent(context: FakeContext, step: FakeStep, model: string
   }
   if (await applyMidStreamFault(context, step)) return;
   if (step.streamError) {
-    const error = STREAM_ERRORS[step.streamError] ?? {
-      code: 500,
-      message: step.streamError,
-      status: 'INTERNAL',
-    };
-    writeSse(response, JSON.stringify({ error }));
+    writeSse(response, JSON.stringify({ error: streamError(step.streamError) }));
     response.end();
     return;
   }
@@ -213,9 +195,7 @@ function writeError(
   retryAfter?: string | number,
   statusName?: string,
 ): void {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
-  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-  response.writeHead(status, headers);
+  response.writeHead(status, { 'content-type': JSON_TYPE, ...retryAfterHeader(retryAfter) });
   response.end(
     JSON.stringify({
       error: {
@@ -225,11 +205,6 @@ function writeError(
       },
     }),
   );
-}
-
-function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
-  response.end(JSON.stringify(body));
 }
 
 function responseId(): string {

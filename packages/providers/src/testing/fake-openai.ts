@@ -1,15 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import {
+  answerGeneration,
   applyMidStreamFault,
   type FakeContext,
   type FakeServer,
   type FakeServerOptions,
   type FakeStep,
-  requestKey,
+  hasWrongKey,
+  retryAfterHeader,
   splitIntoPieces,
   startFakeServer,
   stepToolCalls,
   stepUsage,
+  writeJson,
   writeSse,
 } from './fake-server.js';
 
@@ -55,7 +58,7 @@ async function handleOpenAI(context: FakeContext): Promise<void> {
     });
     return;
   }
-  if (context.apiKey !== undefined && requestKey(request) !== context.apiKey) {
+  if (hasWrongKey(context)) {
     writeError(response, 401, {
       message: 'Incorrect API key provided.',
       type: 'invalid_request_error',
@@ -64,7 +67,7 @@ async function handleOpenAI(context: FakeContext): Promise<void> {
     return;
   }
   if (isModels) {
-    json(response, 200, {
+    writeJson(response, 200, {
       object: 'list',
       data: context.models().map((model) => ({
         id: model.id,
@@ -77,59 +80,40 @@ async function handleOpenAI(context: FakeContext): Promise<void> {
     });
     return;
   }
-  const step = context.nextStep();
   const body = (request.body ?? {}) as {
     model?: string;
     stream?: boolean;
     stream_options?: { include_usage?: boolean };
   };
   const model = body.model ?? 'gpt-fake';
-  if (step.error) {
-    const { status, type, message, retryAfter } = step.error;
-    writeError(
-      response,
-      status,
-      {
-        message: message ?? (status === 429 ? 'Rate limit reached for requests' : `Error ${status}`),
-        type:
-          type ?? (status === 429 ? 'requests' : status >= 500 ? 'server_error' : 'invalid_request_error'),
-        code: status === 429 ? 'rate_limit_exceeded' : null,
-      },
-      retryAfter,
-    );
-    return;
-  }
-  if (step.stall === 'before-first-byte') {
-    await context.hang();
-    return;
-  }
-  await context.sleep(step.firstByteDelayMs ?? 0);
-  if (body.stream === true) {
-    await streamCompletion(context, step, model, body.stream_options?.include_usage === true);
-  } else {
-    await answerCompletion(context, step, model);
-  }
+  await answerGeneration(context, body.stream === true, (step) => ({
+    writeError: ({ status, type, message, retryAfter }) =>
+      writeError(
+        response,
+        status,
+        {
+          message: message ?? (status === 429 ? 'Rate limit reached for requests' : `Error ${status}`),
+          type:
+            type ?? (status === 429 ? 'requests' : status >= 500 ? 'server_error' : 'invalid_request_error'),
+          code: status === 429 ? 'rate_limit_exceeded' : null,
+        },
+        retryAfter,
+      ),
+    writeStreamError: (kind) => writeError(response, kind === 'rate_limit' ? 429 : 503, streamError(kind)),
+    malformedBody: '{"id": "chatcmpl-broken", "choices": [',
+    body: () => completionBody(step, model),
+    stream: () => streamCompletion(context, step, model, body.stream_options?.include_usage === true),
+  }));
 }
 
-async function answerCompletion(context: FakeContext, step: FakeStep, model: string): Promise<void> {
-  const { response } = context;
-  if (step.streamError) {
-    const error = STREAM_ERRORS[step.streamError] ?? {
-      message: step.streamError,
-      type: 'server_error',
-      code: '',
-    };
-    writeError(response, step.streamError === 'rate_limit' ? 429 : 503, error);
-    return;
-  }
-  if (step.malformed) {
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end('{"id": "chatcmpl-broken", "choices": [');
-    return;
-  }
+function streamError(kind: string): { message: string; type: string; code: string } {
+  return STREAM_ERRORS[kind] ?? { message: kind, type: 'server_error', code: '' };
+}
+
+function completionBody(step: FakeStep, model: string) {
   const calls = stepToolCalls(step, 'call_');
   const usage = stepUsage(step);
-  const completion = {
+  return {
     id: completionId(),
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
@@ -157,14 +141,6 @@ async function answerCompletion(context: FakeContext, step: FakeStep, model: str
     ],
     ...(usage ? { usage: wireUsage(usage) } : {}),
   };
-  const text = JSON.stringify(completion);
-  if (step.cut || step.stall === 'mid-stream') {
-    response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
-    response.write(text.slice(0, Math.floor(text.length / 2)));
-    await applyMidStreamFault(context, { ...step, cut: step.cut === 'end' ? true : step.cut });
-    return;
-  }
-  json(response, 200, completion);
 }
 
 async function streamCompletion(context: FakeContext, step: FakeStep, model: string, includeUsage: boolean) {
@@ -219,12 +195,7 @@ async function streamCompletion(context: FakeContext, step: FakeStep, model: str
     }
   }
   if (step.streamError) {
-    const error = STREAM_ERRORS[step.streamError] ?? {
-      message: step.streamError,
-      type: 'server_error',
-      code: '',
-    };
-    writeSse(response, JSON.stringify({ error }));
+    writeSse(response, JSON.stringify({ error: streamError(step.streamError) }));
     response.end();
     return;
   }
@@ -249,15 +220,8 @@ function writeError(
   error: { message: string; type: string; code: string | null },
   retryAfter?: string | number,
 ): void {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-  response.writeHead(status, headers);
+  response.writeHead(status, { 'content-type': 'application/json', ...retryAfterHeader(retryAfter) });
   response.end(JSON.stringify({ error: { ...error, param: null } }));
-}
-
-function json(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' });
-  response.end(JSON.stringify(body));
 }
 
 function completionId(): string {

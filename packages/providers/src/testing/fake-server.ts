@@ -247,6 +247,89 @@ export function writeSse(response: ServerResponse, data: string, event?: string)
   response.write(`${event ? `event: ${event}\n` : ''}data: ${data}\n\n`);
 }
 
+/** @internal Writes a whole JSON answer. */
+export function writeJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  contentType = 'application/json',
+): void {
+  response.writeHead(status, { 'content-type': contentType });
+  response.end(JSON.stringify(body));
+}
+
+/** @internal The `Retry-After` header a scripted error asks for, if any. */
+export function retryAfterHeader(retryAfter: string | number | undefined): Record<string, string> {
+  return retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
+}
+
+/** @internal True when the fake wants a key and the request carries another one, or none. */
+export function hasWrongKey(context: FakeContext): boolean {
+  return context.apiKey !== undefined && requestKey(context.request) !== context.apiKey;
+}
+
+/** @internal How one vendor writes the answer to one generation request; {@link answerGeneration} decides which. */
+export interface FakeAnswerEncoder {
+  /** The HTTP error answer a step scripts. */
+  writeError(error: NonNullable<FakeStep['error']>): void;
+  /** The non-streamed answer to a step that scripts an in-stream error: the vendor's HTTP error of that kind. */
+  writeStreamError(kind: string): void;
+  /** The truncated JSON a `malformed` step answers with when not streaming. */
+  malformedBody: string;
+  /** The whole non-streamed answer. */
+  body(): unknown;
+  /** The content type of the whole answer. Default `application/json`. */
+  contentType?: string;
+  /** Streams the answer, faults included. */
+  stream(): Promise<void>;
+}
+
+/**
+ * @internal Answers one generation request with the next step: the scripted HTTP error, a stall before the headers
+ * and the first-byte delay are the same for every vendor, and so is how a non-streamed answer is refused, broken,
+ * cut or stalled halfway; the vendor's encoder writes the bytes.
+ */
+export async function answerGeneration(
+  context: FakeContext,
+  streaming: boolean,
+  createEncoder: (step: FakeStep) => FakeAnswerEncoder,
+): Promise<void> {
+  const { response } = context;
+  const step = context.nextStep();
+  const encoder = createEncoder(step);
+  if (step.error) {
+    encoder.writeError(step.error);
+    return;
+  }
+  if (step.stall === 'before-first-byte') {
+    await context.hang();
+    return;
+  }
+  await context.sleep(step.firstByteDelayMs ?? 0);
+  if (streaming) {
+    await encoder.stream();
+    return;
+  }
+  if (step.streamError) {
+    encoder.writeStreamError(step.streamError);
+    return;
+  }
+  if (step.malformed) {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(encoder.malformedBody);
+    return;
+  }
+  const body = encoder.body();
+  if (step.cut || step.stall === 'mid-stream') {
+    const text = JSON.stringify(body);
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) });
+    response.write(text.slice(0, Math.floor(text.length / 2)));
+    await applyMidStreamFault(context, { ...step, cut: step.cut === 'end' ? true : step.cut });
+    return;
+  }
+  writeJson(response, 200, body, encoder.contentType);
+}
+
 /** @internal Ends a streamed answer the way the step's fault says; returns true when it did. */
 export async function applyMidStreamFault(context: FakeContext, step: FakeStep): Promise<boolean> {
   if (step.stall === 'mid-stream') {
