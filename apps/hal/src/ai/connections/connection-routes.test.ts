@@ -330,7 +330,9 @@ describe('/ops/api/ai/connections', () => {
 
   it('reports every validation problem as validation_failed with field issues', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
-      [openaiBody({ name: 'has space' }), 'name'],
+      [openaiBody({ name: 'doubled  space' }), 'name'],
+      [openaiBody({ name: ' leading' }), 'name'],
+      [openaiBody({ name: 'trailing ' }), 'name'],
       [openaiBody({ provider: 'nope' }), 'provider'],
       [openaiBody({ provider: 'other', baseUrl: undefined }), 'baseUrl'],
       [openaiBody({ baseUrl: 'http://user:pw@127.0.0.1/v1' }), 'baseUrl'],

@@ -12,10 +12,11 @@ export const CONNECTION_PROVIDERS = [
 ] as const;
 
 /**
- * Names are what operators type after `@` in the unified room: no spaces, letters of any script,
- * digits, `_ . -`; 1–40 characters.
+ * Names are what operators type after `@` in the unified room: letters of any script, digits,
+ * `_ . -` and single spaces between words (`@Claude Opus` — the addressing grammar matches the
+ * longest participant name); 1–40 characters, no leading, trailing or doubled spaces.
  */
-export const CONNECTION_NAME_PATTERN = /^[\p{L}\p{N}][\p{L}\p{N}_.-]{0,39}$/u;
+export const CONNECTION_NAME_PATTERN = /^[\p{L}\p{N}](?:[\p{L}\p{N}_.-]| (?=[\p{L}\p{N}])){0,39}$/u;
 
 const text = (max: number) => v.pipe(v.string(), v.maxLength(max));
 
@@ -64,7 +65,7 @@ const oauthSchema = v.strictObject({
 /** `POST /connections` body. */
 export const createConnectionSchema = v.strictObject({
   provider: v.picklist(CONNECTION_PROVIDERS),
-  name: v.pipe(v.string(), v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - (no spaces)')),
+  name: v.pipe(v.string(), v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - and single spaces between words')),
   auth: v.picklist(['api_key', 'oauth', 'cli']),
   apiKey: v.optional(secretSchema),
   baseUrl: v.optional(v.nullable(endpointSchema)),
@@ -78,7 +79,7 @@ export const createConnectionSchema = v.strictObject({
 /** `PATCH /connections/:id` body. */
 export const updateConnectionSchema = v.strictObject({
   name: v.optional(
-    v.pipe(v.string(), v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - (no spaces)')),
+    v.pipe(v.string(), v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - and single spaces between words')),
   ),
   identity: v.optional(v.partial(identitySchema)),
   model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),

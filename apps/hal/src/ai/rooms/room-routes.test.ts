@@ -170,6 +170,22 @@ describe('addressing', () => {
     ).toHaveLength(1);
   });
 
+  it('addresses a model whose name has spaces, case-insensitively, by @name and by a leading name:', async () => {
+    const renamed = await t.call('PATCH', ai(`/connections/${t.ids.claude}`), { name: 'Claude Opus' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.connection.name).toBe('Claude Opus');
+    const { unified } = await rooms();
+    expect((await post(unified.id, '@claude opus 디스크는?')).status).toBe(202);
+    await t.ai.engine.idle();
+    expect((await post(unified.id, 'Claude Opus: 메모리는?')).status).toBe(202);
+    await t.ai.engine.idle();
+    expect(chatRequests(t.claude.requests)).toHaveLength(2);
+    expect(chatRequests(t.gpt.requests)).toHaveLength(0);
+    const doubled = await t.call('PATCH', ai(`/connections/${t.ids.gpt}`), { name: 'GPT  5' });
+    expect(doubled.status).toBe(400);
+    expect(doubled.body.error.code).toBe('validation_failed');
+  });
+
   it('relays once: A calls @B, B answers with relayDepth 1, B calling @A leaves a HAL note', async () => {
     const { unified } = await rooms();
     t.gpt.enqueue({ text: 'Let me ask @Claude about the disk.' });
