@@ -207,6 +207,14 @@ describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', (
       // The stored key is never echoed: a hint only.
       await expect(row.locator('.hal-conn-secret').textContent()).resolves.toMatch(/…|\.\.\.|\*/);
     }
+    // Editing shows the hint as a placeholder; the stored key never comes back into the field.
+    await page.locator('.hal-conn:has(h3:text-is("alpha")) button[data-act=edit]').click();
+    const keyField = page.locator('form.hal-conn-form[data-mode=edit] input[name=apiKey]');
+    await expect(keyField.inputValue()).resolves.toBe('');
+    await expect(keyField.getAttribute('placeholder')).resolves.toMatch(/\S/);
+    await expect(
+      page.locator('form.hal-conn-form[data-mode=edit] select[name=model]').inputValue(),
+    ).resolves.toBe('fake-alpha');
     await shot(page, '01-connections');
   }, 120_000);
 
@@ -334,6 +342,26 @@ describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', (
     await shot(page, '09-xss-inert');
   }, 90_000);
 
+  it('says why a private room of an inactive connection cannot send', async () => {
+    await page.goto(`${hal.url}/ops/ai`);
+    await page.waitForSelector('[data-hal-connections][data-ready=true]');
+    await page.locator('.hal-conn:has(h3:text-is("beta")) button[data-act=toggle]').click();
+    await page.locator('.hal-conn:has(h3:text-is("beta")) .hal-conn-status[data-status=disabled]').waitFor();
+    await page.goto(`${hal.url}/ops`);
+    await panelReady(page);
+    await page.locator('[role=tab]:has(.hal-tab-title:text-is("beta"))').click();
+    await expect(
+      page
+        .locator('[role=tab]:has(.hal-tab-title:text-is("beta")) .hal-status-mark')
+        .getAttribute('data-status'),
+    ).resolves.toBe('disabled');
+    await page.locator('.hal-composer-note.hal-blocked').waitFor();
+    await expect(page.locator('.hal-composer-note').textContent()).resolves.toContain('활성 상태가 아니어서');
+    await expect(page.locator('.hal-input').isDisabled()).resolves.toBe(true);
+    await shot(page, '10-inactive-room');
+    await page.locator('[role=tab][data-fixed=true]').click();
+  }, 60_000);
+
   it('keeps the panel width and open state across a reload and in another browser', async () => {
     const handle = page.locator('.hal-resize');
     const box = await handle.boundingBox();
@@ -365,7 +393,7 @@ describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', (
     await panelReady(page);
     await expect(page.locator('[data-hal-panel]').getAttribute('data-open')).resolves.toBe('false');
     await expect(page.locator('.hal-panel-body').isHidden()).resolves.toBe(true);
-    await shot(page, '10-closed');
+    await shot(page, '11-closed');
 
     const other = await newBrowser();
     await login(other.page, hal.url, hal.password);
@@ -391,6 +419,6 @@ describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', (
     expect(panel.width).toBeGreaterThan(960);
     expect(panel.y).toBeGreaterThanOrEqual(menu.y + menu.height);
     await page.locator('[data-hal-panel]').scrollIntoViewIfNeeded();
-    await shot(page, '11-narrow');
+    await shot(page, '12-narrow');
   }, 60_000);
 });
