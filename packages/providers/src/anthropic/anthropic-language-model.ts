@@ -1,23 +1,9 @@
-import type {
-  CallOptions,
-  GenerateResult,
-  LanguageModel,
-  StreamPart,
-  TextPart,
-  ToolCallPart,
-  Usage,
-} from '@hal-ai/spec';
+import type { CallOptions, GenerateResult, StreamPart, TextPart, ToolCallPart, Usage } from '@hal-ai/spec';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { createModelCall, type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
-import { type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { HttpLanguageModel, type HttpModelConfig } from '../shared/http-language-model.js';
 import { finishPart, generateResult, numberOrUndefined } from '../shared/model-helpers.js';
 import { badResponse, streamEventError } from '../shared/provider-error.js';
-import {
-  parseEventData,
-  parseToolInput,
-  type StreamEventMapper,
-  streamProviderCall,
-} from '../shared/stream-driver.js';
+import { parseEventData, parseToolInput, type StreamEventMapper } from '../shared/stream-driver.js';
 import { type AnthropicMessage, convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
 import {
@@ -40,10 +26,7 @@ export interface AnthropicMessagesBody {
 }
 
 /** @internal What an Anthropic model needs from its provider. */
-export interface AnthropicModelConfig {
-  baseUrl: string;
-  headers: () => Record<string, string>;
-  settings: HttpProviderSettings;
+export interface AnthropicModelConfig extends HttpModelConfig {
   defaultMaxOutputTokens: number;
 }
 
@@ -79,23 +62,12 @@ function toUsage(usage: AnthropicUsageWire | undefined): Usage {
 }
 
 /** @internal A Claude model over the Messages API. */
-export class AnthropicLanguageModel implements LanguageModel {
+export class AnthropicLanguageModel extends HttpLanguageModel<AnthropicModelConfig> {
   readonly provider = PROVIDER;
-
-  constructor(
-    readonly modelId: string,
-    private readonly config: AnthropicModelConfig,
-  ) {}
-
-  private call(options: CallOptions, body: AnthropicMessagesBody): ProviderCall {
-    const url = joinUrl(this.config.baseUrl, '/v1/messages');
-    return createModelCall(PROVIDER, url, this.config.headers(), options, body);
-  }
 
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
     const body = buildAnthropicMessagesBody(this.modelId, options, this.config.defaultMaxOutputTokens);
-    const response = await sendProviderRequest(this.call(options, body), this.config.settings);
-    const json = (await response.json()) as {
+    const json = (await this.postJson(options, '/v1/messages', body)) as {
       id?: string;
       model?: string;
       content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
@@ -127,8 +99,7 @@ export class AnthropicLanguageModel implements LanguageModel {
       ...buildAnthropicMessagesBody(this.modelId, options, this.config.defaultMaxOutputTokens),
       stream: true,
     };
-    const call = this.call(options, body);
-    return streamProviderCall(call, this.config.settings, () => new AnthropicStreamMapper(call.secrets));
+    return this.postStream(options, '/v1/messages', body, (secrets) => new AnthropicStreamMapper(secrets));
   }
 }
 

@@ -1,18 +1,9 @@
-import type {
-  CallOptions,
-  GenerateResult,
-  LanguageModel,
-  StreamPart,
-  TextPart,
-  ToolCallPart,
-  Usage,
-} from '@hal-ai/spec';
+import type { CallOptions, GenerateResult, StreamPart, TextPart, ToolCallPart, Usage } from '@hal-ai/spec';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { createModelCall, type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
-import { type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { HttpLanguageModel, type HttpModelConfig } from '../shared/http-language-model.js';
 import { finishPart, generateResult, numberOrUndefined } from '../shared/model-helpers.js';
 import { badResponse, streamEventError } from '../shared/provider-error.js';
-import { parseEventData, type StreamEventMapper, streamProviderCall } from '../shared/stream-driver.js';
+import { parseEventData, type StreamEventMapper } from '../shared/stream-driver.js';
 import { convertToGeminiContents, type GeminiContent } from './convert-to-gemini-contents.js';
 import { mapGeminiFinishReason } from './map-gemini-finish-reason.js';
 import {
@@ -33,10 +24,7 @@ export interface GeminiGenerateBody {
 }
 
 /** @internal What a Gemini model needs from its provider. */
-export interface GeminiModelConfig {
-  baseUrl: string;
-  headers: () => Record<string, string>;
-  settings: HttpProviderSettings;
+export interface GeminiModelConfig extends HttpModelConfig {
   /** Makes the ids Gemini's function calls lack. */
   generateId: () => string;
 }
@@ -87,22 +75,16 @@ function toUsage(usage: GeminiUsageWire | undefined): Usage {
 }
 
 /** @internal A Gemini model over `generateContent`. */
-export class GeminiLanguageModel implements LanguageModel {
+export class GeminiLanguageModel extends HttpLanguageModel<GeminiModelConfig> {
   readonly provider = PROVIDER;
 
-  constructor(
-    readonly modelId: string,
-    private readonly config: GeminiModelConfig,
-  ) {}
-
-  private call(options: CallOptions, method: string): ProviderCall {
-    const url = joinUrl(this.config.baseUrl, `/v1beta/models/${encodeURIComponent(this.modelId)}:${method}`);
-    return createModelCall(PROVIDER, url, this.config.headers(), options, buildGeminiGenerateBody(options));
+  private path(method: string): string {
+    return `/v1beta/models/${encodeURIComponent(this.modelId)}:${method}`;
   }
 
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
-    const response = await sendProviderRequest(this.call(options, 'generateContent'), this.config.settings);
-    const json = (await response.json()) as GeminiResponseWire;
+    const body = buildGeminiGenerateBody(options);
+    const json = (await this.postJson(options, this.path('generateContent'), body)) as GeminiResponseWire;
     if (!json || typeof json !== 'object') throw badResponse(PROVIDER, 'the response is not an object');
     const candidate = json.candidates?.[0];
     const content: Array<TextPart | ToolCallPart> = [];
@@ -128,12 +110,11 @@ export class GeminiLanguageModel implements LanguageModel {
   }
 
   async doStream(options: CallOptions): Promise<{ stream: ReadableStream<StreamPart> }> {
-    const call = this.call(options, 'streamGenerateContent');
-    call.url += '?alt=sse';
-    return streamProviderCall(
-      call,
-      this.config.settings,
-      () => new GeminiStreamMapper(call.secrets, this.config.generateId),
+    return this.postStream(
+      options,
+      `${this.path('streamGenerateContent')}?alt=sse`,
+      buildGeminiGenerateBody(options),
+      (secrets) => new GeminiStreamMapper(secrets, this.config.generateId),
     );
   }
 }

@@ -1,23 +1,9 @@
-import type {
-  CallOptions,
-  GenerateResult,
-  LanguageModel,
-  StreamPart,
-  TextPart,
-  ToolCallPart,
-  Usage,
-} from '@hal-ai/spec';
+import type { CallOptions, GenerateResult, StreamPart, TextPart, ToolCallPart, Usage } from '@hal-ai/spec';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { createModelCall, type ProviderCall, sendProviderRequest } from '../shared/http-client.js';
-import { type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
+import { HttpLanguageModel, type HttpModelConfig } from '../shared/http-language-model.js';
 import { finishPart, generateResult, numberOrUndefined } from '../shared/model-helpers.js';
 import { badResponse, streamEventError } from '../shared/provider-error.js';
-import {
-  parseEventData,
-  parseToolInput,
-  type StreamEventMapper,
-  streamProviderCall,
-} from '../shared/stream-driver.js';
+import { parseEventData, parseToolInput, type StreamEventMapper } from '../shared/stream-driver.js';
 import {
   convertToOpenAICompatibleMessages,
   type OpenAICompatibleMessage,
@@ -41,11 +27,8 @@ export interface OpenAICompatibleChatBody {
 }
 
 /** @internal What an OpenAI-compatible model needs from its provider. */
-export interface OpenAICompatibleModelConfig {
+export interface OpenAICompatibleModelConfig extends HttpModelConfig {
   provider: string;
-  baseUrl: string;
-  headers: () => Record<string, string>;
-  settings: HttpProviderSettings;
   /** OpenAI's newer models take `max_completion_tokens`; most compatible services still `max_tokens`. */
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
 }
@@ -84,25 +67,17 @@ function toUsage(usage: OpenAIUsageWire | null | undefined): Usage {
 }
 
 /** @internal A model behind an OpenAI-compatible Chat Completions endpoint. */
-export class OpenAICompatibleLanguageModel implements LanguageModel {
+export class OpenAICompatibleLanguageModel extends HttpLanguageModel<OpenAICompatibleModelConfig> {
   readonly provider: string;
 
-  constructor(
-    readonly modelId: string,
-    private readonly config: OpenAICompatibleModelConfig,
-  ) {
+  constructor(modelId: string, config: OpenAICompatibleModelConfig) {
+    super(modelId, config);
     this.provider = config.provider;
-  }
-
-  private call(options: CallOptions, body: unknown): ProviderCall {
-    const url = joinUrl(this.config.baseUrl, '/chat/completions');
-    return createModelCall(this.provider, url, this.config.headers(), options, body);
   }
 
   async doGenerate(options: CallOptions): Promise<GenerateResult> {
     const body = buildOpenAICompatibleChatBody(this.modelId, options, this.config.maxTokensField);
-    const response = await sendProviderRequest(this.call(options, body), this.config.settings);
-    const json = (await response.json()) as {
+    const json = (await this.postJson(options, '/chat/completions', body)) as {
       id?: string;
       model?: string;
       choices?: Array<{
@@ -144,11 +119,11 @@ export class OpenAICompatibleLanguageModel implements LanguageModel {
       stream: true as const,
       stream_options: { include_usage: true },
     };
-    const call = this.call(options, body);
-    return streamProviderCall(
-      call,
-      this.config.settings,
-      () => new OpenAICompatibleStreamMapper(this.provider, call.secrets),
+    return this.postStream(
+      options,
+      '/chat/completions',
+      body,
+      (secrets) => new OpenAICompatibleStreamMapper(this.provider, secrets),
     );
   }
 }

@@ -1,6 +1,6 @@
 import { HalError } from '@hal-ai/spec';
 import { request } from 'undici';
-import { defaultSleep, definedHeaders, HTTP_DEFAULTS, type HttpProviderSettings } from './http-settings.js';
+import { defaultSleep, HTTP_DEFAULTS, type HttpProviderSettings } from './http-settings.js';
 import {
   badResponse,
   httpError,
@@ -25,27 +25,6 @@ export interface ProviderCall {
 /** @internal A call whose error messages leave out every credential among its headers. */
 export function createProviderCall(call: Omit<ProviderCall, 'secrets'>): ProviderCall {
   return { ...call, secrets: secretsOf(call.headers) };
-}
-
-/**
- * @internal The `POST` of one model call: the provider's headers plus the call's own (an `undefined` value drops
- * a header), and the call's abort signal.
- */
-export function createModelCall(
-  provider: string,
-  url: string,
-  providerHeaders: Record<string, string>,
-  options: { headers?: Record<string, string | undefined>; abortSignal?: AbortSignal },
-  body: unknown,
-): ProviderCall {
-  return createProviderCall({
-    provider,
-    url,
-    method: 'POST',
-    headers: definedHeaders(providerHeaders, options.headers),
-    body,
-    abortSignal: options.abortSignal,
-  });
 }
 
 /** @internal An accepted (2xx) response whose body is read with the idle timeout. */
