@@ -89,17 +89,22 @@ function startChild(args, env) {
 }
 
 let closing = false;
+/** Stops the children (SIGTERM, then SIGKILL after a grace period); resolves with how long each took, in ms. */
 async function stopChildren() {
   closing = true;
-  await Promise.all(
+  return Promise.all(
     children.map(
       (child) =>
         new Promise((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', resolve);
+          if (child.exitCode !== null || child.signalCode !== null) return resolve(0);
+          const signalledAt = now();
+          // A CPU profile is written on exit, which takes a while.
+          const grace = setTimeout(() => child.kill('SIGKILL'), profiling ? 90_000 : 20_000);
+          child.once('exit', (_code, signal) => {
+            clearTimeout(grace);
+            resolve(signal === 'SIGKILL' ? null : round(now() - signalledAt));
+          });
           child.kill('SIGTERM');
-          // A CPU profile is written on exit, which takes a while; then stop waiting.
-          setTimeout(resolve, profiling ? 90_000 : 15_000).unref();
         }),
     ),
   );
@@ -560,8 +565,11 @@ try {
     new Promise((resolve) => setTimeout(resolve, 2000).unref()),
   ]);
   for (const stream of streams) stream.controller.abort();
-  await stopChildren();
   await Promise.all([halAgent.close(), directAgent.close()]);
+  // `hal serve` on SIGTERM: how long it takes to exit (null: it did not, and was killed).
+  results.shutdownMs = Object.fromEntries(
+    (await stopChildren()).map((ms, index) => [index === 0 ? 'fake' : 'hal', ms]),
+  );
   rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -665,6 +673,9 @@ for (const [name, row] of rows) {
   );
 }
 console.log(`HAL idle: ${round(idleCpuMsPerS)} ms CPU per second (not counted in the turns')`);
+console.log(
+  `exit after SIGTERM (ms; null = killed after the grace period): ${JSON.stringify(results.shutdownMs)}`,
+);
 console.log(`load average (1 min) at start ${loadAtStart}, at end ${round(loadavg()[0])} on ${cpus} cores`);
 console.log(
   `\nrequest body to the provider: HAL median ${bodyBytes.hal.median} B (max ${bodyBytes.hal.max}), direct ${bodyBytes.direct.median} B`,
@@ -681,6 +692,7 @@ writeFileSync(
       firstTokenMs: FIRST_TOKEN_MS,
       machine: { cpus, loadAverageAtStart: loadAtStart, loadAverageAtEnd: round(loadavg()[0]) },
       halIdleCpuMsPerS: round(idleCpuMsPerS),
+      shutdownMs: results.shutdownMs,
       rounds: ROUNDS,
       targets,
       single,
@@ -694,3 +706,5 @@ writeFileSync(
   )}\n`,
 );
 console.log(`wrote ${output} in ${round((now() - started) / 1000, 1)} s`);
+// Undici's global pool (the adapter's) may hold the loop open a while; everything is reported, so leave now.
+process.exit(process.exitCode ?? 0);
