@@ -51,7 +51,9 @@ export function databasePath(dataDir: string): string {
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
   const { config } = options;
-  const logger = options.logger ?? createLogger();
+  // Late-bound: the logger exists before the vault, which then hands over its redactor.
+  let redactSecrets: (value: unknown) => unknown = (value) => value;
+  const logger = options.logger ?? createLogger({ redact: (value) => redactSecrets(value) });
   const output = options.output ?? process.stdout;
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const database = openDatabase(databasePath(config.dataDir));
@@ -60,6 +62,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await migrateToLatest(database.db);
     // The vault opens first so the audit log can redact every stored secret from its details.
     const vault = await createAppVault({ db: database.db, config, logger });
+    redactSecrets = (value) => vault.redact(value);
     const deps = createDeps({
       db: database.db,
       sqlite: database.sqlite,
