@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createApp } from '../src/app.js';
 import { createOperator } from '../src/auth/auth-operators.js';
 import { type HalConfig, loadConfig } from '../src/config.js';
+import { createLocalTestCore } from '../src/core/test-helpers.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { type AppDeps, createDeps } from '../src/deps.js';
@@ -65,13 +66,23 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Options of {@link createTestApp}. */
+export interface TestAppOptions {
+  config?: Partial<HalConfig>;
+  /**
+   * Gives the app a running HAL core over a real local agent (deploying into the app's temp data folder),
+   * as `deps.core`; `close()` stops it. `hostname` is what the local server is named after.
+   */
+  core?: { hostname: string };
+  /** Adjusts the deps before the app is built (after `core` is in place). */
+  build?: (deps: AppDeps) => void;
+}
+
 /**
  * The app over an in-memory, migrated SQLite, a manual clock, a silent logger and one operator
  * (`alice`, generated password). For route tests through `app.request()`.
  */
-export async function createTestApp(
-  options: { config?: Partial<HalConfig>; build?: (deps: AppDeps) => void } = {},
-): Promise<TestApp> {
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = openDatabase(':memory:');
   await migrateToLatest(database.db);
   const clock = createManualClock();
@@ -84,6 +95,16 @@ export async function createTestApp(
     clock,
     logger: createLogger({ level: 'silent' }),
   });
+  if (options.core) {
+    deps.core = createLocalTestCore({
+      db: deps.db,
+      sqlite: deps.sqlite,
+      clock: deps.clock,
+      audit: deps.audit,
+      dataDir: deps.config.dataDir,
+      hostname: options.core.hostname,
+    }).core;
+  }
   options.build?.(deps);
   // Lower scrypt cost keeps route tests fast on a shared machine; the real cost is tested in
   // auth-password.test.ts, and verification always uses the cost stored in the hash.
@@ -92,6 +113,8 @@ export async function createTestApp(
     'alice',
   );
   const app = createApp(deps);
+  const core = options.core ? deps.core : undefined;
+  await core?.start();
 
   const request: TestApp['request'] = (pathname, init = {}) => {
     const { session, json, ...rest } = init;
@@ -125,6 +148,7 @@ export async function createTestApp(
       return { cookie, csrfToken: body.csrfToken };
     },
     async close() {
+      await core?.stop(2000);
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

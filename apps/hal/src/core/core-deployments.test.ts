@@ -1,21 +1,17 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { HalError } from '@hal-ai/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_SERVER_ID } from './hal-core.js';
-import { auditActions, createTestCore, makeArtifact, type TestCore, waitFor } from './test-helpers.js';
+import {
+  auditActions,
+  createTestCore,
+  makeArtifact,
+  rejection,
+  type TestCore,
+  waitFor,
+} from './test-helpers.js';
 
 const operator = 'operator:op1' as const;
-
-async function rejection(promise: Promise<unknown>): Promise<HalError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HalError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a HalError');
-}
 
 describe('releases and deployments', () => {
   let t: TestCore;

@@ -1,20 +1,16 @@
-import { HalError } from '@hal-ai/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NodeAgent } from './agent.js';
 import { LOCAL_SERVER_ID } from './hal-core.js';
-import { auditActions, createTestCore, makeArtifact, type TestCore, waitFor } from './test-helpers.js';
+import {
+  auditActions,
+  createTestCore,
+  makeArtifact,
+  rejection,
+  type TestCore,
+  waitFor,
+} from './test-helpers.js';
 
 const operator = 'operator:op1' as const;
-
-async function rejection(promise: Promise<unknown>): Promise<HalError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HalError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a HalError');
-}
 
 /** Wraps the local agent so `deploy` waits until the test opens the gate. */
 function gated() {

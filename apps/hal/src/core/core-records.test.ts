@@ -1,25 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { HalError } from '@hal-ai/spec';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseVersionHistory, readVersionHistory } from './core-changelog.js';
 import { CONFIDENTIAL_MASK, looksLikeSecret } from './core-settings.js';
 import { LOCAL_SERVER_ID } from './hal-core.js';
-import { auditActions, createTestCore, type TestCore, waitFor } from './test-helpers.js';
+import { auditActions, createTestCore, rejection, type TestCore, waitFor } from './test-helpers.js';
 
 const operator = 'operator:op1' as const;
-
-async function rejection(promise: Promise<unknown>): Promise<HalError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HalError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a HalError');
-}
 
 describe('incidents, mail, emergency, DR, changelog, settings, overview', () => {
   let t: TestCore;

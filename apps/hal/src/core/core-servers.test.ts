@@ -1,19 +1,8 @@
-import { HalError } from '@hal-ai/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LOCAL_SERVER_ID } from './hal-core.js';
-import { auditActions, createTestCore, type TestCore } from './test-helpers.js';
+import { auditActions, createTestCore, rejection, type TestCore } from './test-helpers.js';
 
 const operator = 'operator:op1' as const;
-
-async function rejection(promise: Promise<unknown>): Promise<HalError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HalError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a HalError');
-}
 
 describe('servers', () => {
   let t: TestCore;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { HalError } from '@hal-ai/spec';
 import * as tar from 'tar';
 import { createLocalAgent } from '../agents/agent-local.js';
 import { createAuditLog } from '../audit/audit-log.js';
@@ -53,6 +54,55 @@ export interface TestCoreOptions {
   wrapLocal?: (agent: NodeAgent) => NodeAgent;
 }
 
+/** What {@link createLocalTestCore} builds a core over (an app's deps carry the same fields). */
+export interface LocalTestCoreSettings {
+  db: ReturnType<typeof openDatabase>['db'];
+  sqlite: ReturnType<typeof openDatabase>['sqlite'];
+  clock: Clock;
+  audit: AuditLog;
+  dataDir: string;
+  hostname: string;
+  /** Wrap the local agent (e.g. to block a step). */
+  wrapLocal?: (agent: NodeAgent) => NodeAgent;
+}
+
+/**
+ * A core (not started) whose only agent at first is a real local agent deploying into `dataDir`; fast polling,
+ * no metrics timer. Tests add remote agents to `agents`.
+ */
+export function createLocalTestCore(settings: LocalTestCoreSettings): {
+  core: HalCore;
+  agents: Map<string, NodeAgent>;
+} {
+  const local = createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir: settings.dataDir, cpuSampleMs: 10 });
+  const agents = new Map<string, NodeAgent>([
+    [LOCAL_SERVER_ID, settings.wrapLocal ? settings.wrapLocal(local) : local],
+  ]);
+  const core = createHalCore({
+    db: settings.db,
+    sqlite: settings.sqlite,
+    clock: settings.clock,
+    audit: settings.audit,
+    dataDir: settings.dataDir,
+    agents: { get: (id) => agents.get(id) },
+    hostname: settings.hostname,
+    pollMs: 50,
+    metricsIntervalMs: 0,
+  });
+  return { core, agents };
+}
+
+/** Awaits `promise`, which must reject with a `HalError`, and returns that error. */
+export async function rejection(promise: Promise<unknown>): Promise<HalError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (HalError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error('expected a HalError');
+}
+
 /** Builds a {@link TestCore} in a temp folder (or `options.dataDir`). */
 export async function createTestCore(options: TestCoreOptions = {}): Promise<TestCore> {
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'hal-core-')));
@@ -61,20 +111,14 @@ export async function createTestCore(options: TestCoreOptions = {}): Promise<Tes
   await migrateToLatest(db);
   const clock = options.clock ?? createTestClock();
   const audit = createAuditLog({ db, clock });
-  const local = createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir, cpuSampleMs: 10 });
-  const agents = new Map<string, NodeAgent>([
-    [LOCAL_SERVER_ID, options.wrapLocal ? options.wrapLocal(local) : local],
-  ]);
-  const core = createHalCore({
+  const { core, agents } = createLocalTestCore({
     db,
     sqlite,
     clock,
     audit,
     dataDir,
-    agents: { get: (id) => agents.get(id) },
     hostname: 'hal-test-host',
-    pollMs: 50,
-    metricsIntervalMs: 0,
+    ...(options.wrapLocal ? { wrapLocal: options.wrapLocal } : {}),
   });
   if (options.start !== false) await core.start();
   return {

@@ -3,40 +3,18 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestSession } from '../../test/foundation-harness.js';
-import { createLocalAgent } from '../agents/agent-local.js';
-import { createHalCore, LOCAL_SERVER_ID } from '../core/hal-core.js';
+import { LOCAL_SERVER_ID } from '../core/hal-core.js';
 import { makeArtifact, waitFor } from '../core/test-helpers.js';
 
 let t: TestApp;
 let session: TestSession;
 
 beforeEach(async () => {
-  t = await createTestApp({
-    build(deps) {
-      const local = createLocalAgent({
-        serverId: LOCAL_SERVER_ID,
-        dataDir: deps.config.dataDir,
-        cpuSampleMs: 10,
-      });
-      deps.core = createHalCore({
-        db: deps.db,
-        sqlite: deps.sqlite,
-        clock: deps.clock,
-        audit: deps.audit,
-        dataDir: deps.config.dataDir,
-        agents: { get: (id) => (id === LOCAL_SERVER_ID ? local : undefined) },
-        hostname: 'hal-route-host',
-        pollMs: 50,
-        metricsIntervalMs: 0,
-      });
-    },
-  });
-  await t.deps.core?.start();
+  t = await createTestApp({ core: { hostname: 'hal-route-host' } });
   session = await t.login();
 });
 
 afterEach(async () => {
-  await t.deps.core?.stop(2000);
   await t.close();
 });
 

@@ -2,8 +2,7 @@ import fs from 'node:fs/promises';
 import type { Action } from '@hal-ai/spec';
 import { executeTool, type ToolOutcome, type ToolRegistry } from '@hal-ai/tools';
 import { createTestApp, type TestApp, type TestSession } from '../../../test/foundation-harness.js';
-import { createLocalAgent } from '../../agents/agent-local.js';
-import { createHalCore, type HalCore, LOCAL_SERVER_ID } from '../../core/hal-core.js';
+import type { HalCore } from '../../core/hal-core.js';
 import { makeArtifact, waitFor } from '../../core/test-helpers.js';
 import { createHalToolContext, type HalToolActions, type HalToolContext } from './hal-tool-context.js';
 import { createHalTools } from './index.js';
@@ -52,28 +51,12 @@ export interface ToolHarness {
 /** Builds a {@link ToolHarness}; the core's local agent deploys into the app's temp data folder. */
 export async function createToolHarness(): Promise<ToolHarness> {
   const t = await createTestApp({
+    core: { hostname: 'hal-tools-host' },
     build(deps) {
-      const local = createLocalAgent({
-        serverId: LOCAL_SERVER_ID,
-        dataDir: deps.config.dataDir,
-        cpuSampleMs: 10,
-      });
-      deps.core = createHalCore({
-        db: deps.db,
-        sqlite: deps.sqlite,
-        clock: deps.clock,
-        audit: deps.audit,
-        dataDir: deps.config.dataDir,
-        agents: { get: (id) => (id === LOCAL_SERVER_ID ? local : undefined) },
-        hostname: 'hal-tools-host',
-        pollMs: 50,
-        metricsIntervalMs: 0,
-      });
       deps.jobs = deps.core;
     },
   });
   const core = t.deps.core as HalCore;
-  await core.start();
   const session = await t.login();
   const actions = createTestActions();
   const tools = createHalTools();
@@ -97,7 +80,6 @@ export async function createToolHarness(): Promise<ToolHarness> {
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
     async close() {
-      await core.stop(2000);
       await t.close();
     },
   };
