@@ -139,6 +139,49 @@ describe('createVault', () => {
     });
   });
 
+  it('hints from memory: no store read after set, load or rotate; delete forgets the hint', async () => {
+    const base = createMemoryVaultStore();
+    let reads = 0;
+    const store: VaultStore = {
+      read: (id) => {
+        reads++;
+        return base.read(id);
+      },
+      write: (id, sealed) => base.write(id, sealed),
+      delete: (id) => base.delete(id),
+      list: () => base.list(),
+    };
+    const key = generateVaultKey();
+    const first = newSecret();
+    const vault = createVault({ key, store });
+    await vault.set('a', first);
+    reads = 0;
+    expect(await vault.hint('a')).toBe(vault.hintOf(first));
+    expect(await vault.hint('a')).toBe(vault.hintOf(first));
+    expect(reads).toBe(0);
+
+    const second = newSecret();
+    await vault.set('a', second);
+    expect(await vault.hint('a')).toBe(vault.hintOf(second));
+    expect(reads).toBe(0);
+
+    // Another instance (another process) learns every hint at load().
+    const other = createVault({ key, store });
+    await other.load();
+    reads = 0;
+    expect(await other.hint('a')).toBe(vault.hintOf(second));
+    expect(reads).toBe(0);
+
+    await vault.rotate(generateVaultKey());
+    reads = 0;
+    expect(await vault.hint('a')).toBe(vault.hintOf(second));
+    expect(reads).toBe(0);
+
+    await vault.delete('a');
+    expect(await vault.hint('a')).toBeUndefined();
+    expect(reads).toBe(1);
+  });
+
   it('redacts stored secrets, learns them on set/get/load and forgets them on delete or replace', async () => {
     const store = createMemoryVaultStore();
     const key = generateVaultKey();

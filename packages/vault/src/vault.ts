@@ -57,7 +57,11 @@ export interface Vault {
   has(id: string): Promise<boolean>;
   /** Every stored id. */
   list(): Promise<string[]>;
-  /** A hint of the secret under `id` (see {@link hintOf}), or `undefined` if there is none. */
+  /**
+   * A hint of the secret under `id` (see {@link hintOf}), or `undefined` if there is none. Served
+   * from memory for every id this instance has set, opened (`get`, `load`) or rotated, so it costs
+   * no store read and no decryption; only an id it has not seen yet is read (and then remembered).
+   */
   hint(id: string): Promise<string | undefined>;
   /** A hint of any secret (see {@link hintOf}). */
   hintOf(secret: string): string;
@@ -115,9 +119,14 @@ export function createVault(settings: VaultSettings): Vault {
   const redactor = createRedactor();
   // The secret the redactor holds for each id, so replacing or deleting an id updates it.
   const known = new Map<string, string>();
+  // Hints of the secrets in `known`: views of connections ask for them on every request, and
+  // opening the entry again (a store read + AES-GCM) just to show four characters was the hot path.
+  const hints = new Map<string, string>();
   let queue: Promise<unknown> = Promise.resolve();
 
   function remember(id: string, secret: string | undefined): void {
+    if (secret === undefined) hints.delete(id);
+    else hints.set(id, hintOf(secret));
     const previous = known.get(id);
     if (previous === secret) return;
     if (previous !== undefined) redactor.remove(previous);
@@ -138,8 +147,19 @@ export function createVault(settings: VaultSettings): Vault {
   async function get(id: string): Promise<string | undefined> {
     validateId(id);
     const sealed = await store.read(id);
-    if (sealed === undefined) return undefined;
-    const secret = openSealed(keys, id, sealed);
+    if (sealed === undefined) {
+      // Deleted behind this instance's back (another process): stop hinting it.
+      hints.delete(id);
+      return undefined;
+    }
+    let secret: string;
+    try {
+      secret = openSealed(keys, id, sealed);
+    } catch (error) {
+      // The entry no longer opens: the next hint() reads it again and reports that too.
+      hints.delete(id);
+      throw error;
+    }
     remember(id, secret);
     return secret;
   }
@@ -198,6 +218,9 @@ export function createVault(settings: VaultSettings): Vault {
     },
     list: () => store.list(),
     async hint(id) {
+      validateId(id);
+      const cached = hints.get(id);
+      if (cached !== undefined) return cached;
       const secret = await get(id);
       return secret === undefined ? undefined : hintOf(secret);
     },
