@@ -224,14 +224,33 @@ function ImpactView(props: { impact: Record<string, unknown> }) {
   );
 }
 
-function ImpactStep(props: {
+/** What every three-step page carries: where it posts, the action's own fields, its description and token. */
+interface StepProps {
   path: string;
   csrfToken: string;
   args: Record<string, string>;
   description: HighActionDescription;
   token: string;
   back: string;
-}) {
+}
+
+/** Next (steps 1–2) or Execute (step 3), and Cancel back to the section. */
+function StepButtons(props: { back: string; execute?: boolean }) {
+  return (
+    <p>
+      <button type="submit" class={props.execute ? 'button danger' : 'button primary'}>
+        {props.execute ? 'Execute · 실행' : 'Next · 다음'}
+      </button>{' '}
+      <a href={props.back}>Cancel · 취소</a>
+    </p>
+  );
+}
+
+function StepSummary(props: { description: HighActionDescription }) {
+  return <p class="impact-summary">{String(props.description.impact.summary ?? props.description.action)}</p>;
+}
+
+function ImpactStep(props: StepProps) {
   return (
     <section class="card confirm">
       <StepHeader step={1} />
@@ -247,29 +266,17 @@ function ImpactStep(props: {
             영향을 확인했습니다
           </label>
         </p>
-        <p>
-          <button type="submit" class="button primary">
-            Next · 다음
-          </button>{' '}
-          <a href={props.back}>Cancel · 취소</a>
-        </p>
+        <StepButtons back={props.back} />
       </form>
     </section>
   );
 }
 
-function IdentifiersStep(props: {
-  path: string;
-  csrfToken: string;
-  args: Record<string, string>;
-  description: HighActionDescription;
-  token: string;
-  back: string;
-}) {
+function IdentifiersStep(props: StepProps) {
   return (
     <section class="card confirm">
       <StepHeader step={2} />
-      <p class="impact-summary">{String(props.description.impact.summary ?? props.description.action)}</p>
+      <StepSummary description={props.description} />
       <form method="post" action={props.path}>
         <CsrfField token={props.csrfToken} />
         <HiddenFields fields={props.args} />
@@ -290,30 +297,17 @@ function IdentifiersStep(props: {
             </label>
           </p>
         ))}
-        <p>
-          <button type="submit" class="button primary">
-            Next · 다음
-          </button>{' '}
-          <a href={props.back}>Cancel · 취소</a>
-        </p>
+        <StepButtons back={props.back} />
       </form>
     </section>
   );
 }
 
-function ExecuteStep(props: {
-  path: string;
-  csrfToken: string;
-  args: Record<string, string>;
-  description: HighActionDescription;
-  token: string;
-  typed: string[];
-  back: string;
-}) {
+function ExecuteStep(props: StepProps & { typed: string[] }) {
   return (
     <section class="card confirm">
       <StepHeader step={3} />
-      <p class="impact-summary">{String(props.description.impact.summary ?? props.description.action)}</p>
+      <StepSummary description={props.description} />
       <p>
         Identifiers:{' '}
         {props.typed.map((value) => (
@@ -328,12 +322,7 @@ function ExecuteStep(props: {
         <input type="hidden" name="confirmImpact" value="true" />
         <input type="hidden" name="confirmExecute" value="true" />
         <input type="hidden" name={STEP_FIELD} value="final" />
-        <p>
-          <button type="submit" class="button danger">
-            Execute · 실행
-          </button>{' '}
-          <a href={props.back}>Cancel · 취소</a>
-        </p>
+        <StepButtons back={props.back} execute />
       </form>
     </section>
   );
