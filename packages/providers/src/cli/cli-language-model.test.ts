@@ -1,10 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { HalError, type Prompt, type StreamPart } from '@hal-ai/spec';
+import type { LanguageModel, Prompt } from '@hal-ai/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFakeBinDir, type FakeBinDir, isAlive } from './cli-fake-bin.test-support.js';
-import { createCliProvider } from './cli-language-model.js';
+import { rejection } from '../shared/provider-rejection.test-support.js';
+import { collectStreamParts as readAll } from '../testing/collect-stream-parts.js';
+import type { CliTool } from './cli-discovery.js';
+import {
+  createFakeBinDir,
+  type FakeBehaviour,
+  type FakeBinDir,
+  isAlive,
+} from './cli-fake-bin.test-support.js';
+import { type CliProviderSettings, createCliProvider } from './cli-language-model.js';
 
 let bins: FakeBinDir;
 beforeEach(async () => {
@@ -33,30 +41,29 @@ function claudeResult(fields: Record<string, unknown>): string {
   });
 }
 
-async function readAll(stream: ReadableStream<StreamPart>): Promise<StreamPart[]> {
-  const parts: StreamPart[] = [];
-  for await (const part of stream as unknown as AsyncIterable<StreamPart>) parts.push(part);
-  return parts;
+/** Installs a fake executable of `tool` and returns a model of a provider that runs it. */
+async function fakeCliModel(
+  tool: CliTool,
+  behaviour: FakeBehaviour,
+  settings: Omit<CliProviderSettings, 'tool' | 'binPath'> = {},
+  modelId = tool === 'claude' ? 'sonnet' : 'gpt-5.5',
+): Promise<LanguageModel> {
+  const bin = await bins.install(tool, behaviour);
+  return createCliProvider({ tool, binPath: bin, ...settings }).languageModel(modelId);
 }
 
-async function rejection(promise: Promise<unknown>): Promise<HalError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HalError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
+/** A model whose CLI never answers, killed after a short grace period. */
+function hangingModel(tool: CliTool, timeoutMs: number): Promise<LanguageModel> {
+  return fakeCliModel(tool, { hang: true }, { timeoutMs, killGraceMs: 500 });
 }
 
 describe('createCliProvider — claude (fake executable)', () => {
   it('runs claude -p with JSON output and returns text and usage', async () => {
-    const bin = await bins.install('claude', { runStdout: ['a notice line', claudeResult({})] });
-    const model = createCliProvider({
-      tool: 'claude',
-      binPath: bin,
-      env: { PATH: '/usr/bin:/bin' },
-    }).languageModel('sonnet');
+    const model = await fakeCliModel(
+      'claude',
+      { runStdout: ['a notice line', claudeResult({})] },
+      { env: { PATH: '/usr/bin:/bin' } },
+    );
     const result = await model.doGenerate({ prompt: hello });
     expect(result.content).toEqual([{ type: 'text', text: 'Hello!' }]);
     expect(result.finishReason).toBe('stop');
@@ -84,7 +91,7 @@ describe('createCliProvider — claude (fake executable)', () => {
   });
 
   it('is_error: true with subtype "success" is an error, never text (401 → provider_auth)', async () => {
-    const bin = await bins.install('claude', {
+    const model = await fakeCliModel('claude', {
       runStdout: [
         claudeResult({
           is_error: true,
@@ -94,7 +101,6 @@ describe('createCliProvider — claude (fake executable)', () => {
       ],
       runExit: 1,
     });
-    const model = createCliProvider({ tool: 'claude', binPath: bin }).languageModel('sonnet');
     const error = await rejection(model.doGenerate({ prompt: hello }));
     expect(error.code).toBe('provider_auth');
     expect(error.message).toContain('Invalid API key');
@@ -106,57 +112,52 @@ describe('createCliProvider — claude (fake executable)', () => {
   });
 
   it('is_error even with exit 0 is an error; 500 → provider_unavailable', async () => {
-    const bin = await bins.install('claude', {
+    const model = await fakeCliModel('claude', {
       runStdout: [claudeResult({ is_error: true, api_error_status: 500, result: 'API Error: 500 boom' })],
     });
-    const model = createCliProvider({ tool: 'claude', binPath: bin }).languageModel('sonnet');
     expect((await rejection(model.doGenerate({ prompt: hello }))).code).toBe('provider_unavailable');
   });
 
   it('"Not logged in" → cli_not_logged_in with the login hint', async () => {
-    const bin = await bins.install('claude', {
+    const model = await fakeCliModel('claude', {
       runStdout: [claudeResult({ is_error: true, result: 'Not logged in · Please run /login' })],
       runExit: 1,
     });
-    const error = await rejection(
-      createCliProvider({ tool: 'claude', binPath: bin })
-        .languageModel('sonnet')
-        .doGenerate({ prompt: hello }),
-    );
+    const error = await rejection(model.doGenerate({ prompt: hello }));
     expect(error.code).toBe('cli_not_logged_in');
     expect(error.details.loginHint).toContain('claude auth login');
   });
 
   it('garbage output with a non-zero exit → provider_bad_response', async () => {
-    const bin = await bins.install('claude', { runStdout: ['not json'], runStderr: 'crashed', runExit: 3 });
-    const error = await rejection(
-      createCliProvider({ tool: 'claude', binPath: bin })
-        .languageModel('sonnet')
-        .doGenerate({ prompt: hello }),
-    );
+    const model = await fakeCliModel('claude', { runStdout: ['not json'], runStderr: 'crashed', runExit: 3 });
+    const error = await rejection(model.doGenerate({ prompt: hello }));
     expect(error.code).toBe('provider_bad_response');
   });
 
   it('streams text deltas from stream-json and finishes with usage', async () => {
     const event = (inner: Record<string, unknown>) =>
       JSON.stringify({ type: 'stream_event', event: inner, parent_tool_use_id: null, session_id: 's' });
-    const bin = await bins.install('claude', {
-      runStdout: [
-        JSON.stringify({ type: 'system', subtype: 'init' }),
-        event({ type: 'message_start', message: { id: 'm' } }),
-        event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
-        event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } }),
-        JSON.stringify({
-          type: 'stream_event',
-          parent_tool_use_id: 'sub',
-          event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'SUBAGENT' } },
-        }),
-        event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } }),
-        event({ type: 'content_block_stop', index: 0 }),
-        claudeResult({ result: 'Hello' }),
-      ],
-    });
-    const model = createCliProvider({ tool: 'claude', binPath: bin }).languageModel('opus');
+    const model = await fakeCliModel(
+      'claude',
+      {
+        runStdout: [
+          JSON.stringify({ type: 'system', subtype: 'init' }),
+          event({ type: 'message_start', message: { id: 'm' } }),
+          event({ type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }),
+          event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'Hel' } }),
+          JSON.stringify({
+            type: 'stream_event',
+            parent_tool_use_id: 'sub',
+            event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'SUBAGENT' } },
+          }),
+          event({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'lo' } }),
+          event({ type: 'content_block_stop', index: 0 }),
+          claudeResult({ result: 'Hello' }),
+        ],
+      },
+      {},
+      'opus',
+    );
     const parts = await readAll((await model.doStream({ prompt: hello })).stream);
     expect(parts.map((part) => part.type)).toEqual([
       'stream-start',
@@ -276,13 +277,7 @@ describe('createCliProvider — not found, timeout, abort', () => {
   });
 
   it('a hung CLI is killed on timeout (whole process group) → provider_timeout', async () => {
-    const bin = await bins.install('codex', { hang: true });
-    const model = createCliProvider({
-      tool: 'codex',
-      binPath: bin,
-      timeoutMs: 3000,
-      killGraceMs: 500,
-    }).languageModel('gpt-5.5');
+    const model = await hangingModel('codex', 3000);
     const parts = await readAll((await model.doStream({ prompt: hello })).stream);
     expect(parts.at(-1)).toMatchObject({ type: 'error', error: { code: 'provider_timeout' } });
     const pids = await bins.pids();
@@ -291,14 +286,8 @@ describe('createCliProvider — not found, timeout, abort', () => {
   });
 
   it('abortSignal kills the process', async () => {
-    const bin = await bins.install('claude', { hang: true });
     const controller = new AbortController();
-    const model = createCliProvider({
-      tool: 'claude',
-      binPath: bin,
-      timeoutMs: 60_000,
-      killGraceMs: 500,
-    }).languageModel('sonnet');
+    const model = await hangingModel('claude', 60_000);
     const pending = rejection(model.doGenerate({ prompt: hello, abortSignal: controller.signal }));
     await expect.poll(() => bins.pids().catch(() => undefined), { timeout: 10_000 }).toBeDefined();
     controller.abort();
@@ -311,13 +300,7 @@ describe('createCliProvider — not found, timeout, abort', () => {
 
 describe('createCliProvider — stream cancel', () => {
   it('cancelling the stream kills the process', async () => {
-    const bin = await bins.install('claude', { hang: true });
-    const model = createCliProvider({
-      tool: 'claude',
-      binPath: bin,
-      timeoutMs: 60_000,
-      killGraceMs: 500,
-    }).languageModel('sonnet');
+    const model = await hangingModel('claude', 60_000);
     const { stream } = await model.doStream({ prompt: hello });
     const reader = stream.getReader();
     expect((await reader.read()).value).toEqual({ type: 'stream-start' });

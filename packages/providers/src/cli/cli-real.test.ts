@@ -9,8 +9,9 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HalError, type Prompt, type StreamPart } from '@hal-ai/spec';
+import type { Prompt, StreamPart } from '@hal-ai/spec';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rejection } from '../shared/provider-rejection.test-support.js';
 import { createFakeAnthropic, type FakeServer } from '../testing/index.js';
 import { isAlive } from './cli-fake-bin.test-support.js';
 import { createCliProvider } from './cli-language-model.js';
@@ -33,16 +34,6 @@ const prompt: Prompt = [
   { role: 'system', content: 'You are HAL, the operator console assistant.' },
   { role: 'user', content: [{ type: 'text', text: 'Say hello' }] },
 ];
-
-async function rejection(promise: Promise<unknown>): Promise<HalError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HalError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Pids of every process still in a process group (Linux /proc); zombies do not count. */
 async function groupMembers(groupId: number): Promise<number[]> {

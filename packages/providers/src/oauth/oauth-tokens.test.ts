@@ -1,5 +1,5 @@
-import { HalError } from '@hal-ai/spec';
 import { afterEach, describe, expect, it } from 'vitest';
+import { rejection } from '../shared/provider-rejection.test-support.js';
 import { buildAuthorizationUrl } from './oauth-authorization.js';
 import {
   completeLogin,
@@ -16,16 +16,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function rejection(promise: Promise<unknown>): Promise<HalError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (HalError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function login(fake: FakeAuthorizationServer, redirectUri = fake.redirectUri) {
   const pkce = await createPkcePair();
