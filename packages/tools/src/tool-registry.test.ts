@@ -102,7 +102,7 @@ describe('createToolRegistry', () => {
     expect(registry.isEnabled('no_such_tool', { preset: 'all' })).toBe(false);
   });
 
-  it('declares name, description, schema and tier; all tools without a selection; copies, never the registry', () => {
+  it('declares name, description, schema and tier; all tools without a selection; frozen, never the registry', () => {
     const registry = createToolRegistry(tools);
     const declarations = registry.declarations();
     expect(declarations).toHaveLength(tools.length);
@@ -112,9 +112,32 @@ describe('createToolRegistry', () => {
       inputSchema: { type: 'object', properties: {}, required: [], additionalProperties: false },
       risk: 'high',
     });
-    (declarations[2] as { risk: string }).risk = 'read';
-    (declarations[2]?.inputSchema as Record<string, unknown>).additionalProperties = true;
+    expect(() => {
+      (declarations[2] as { risk: string }).risk = 'read';
+    }).toThrow(TypeError);
+    expect(() => {
+      (declarations[2]?.inputSchema as Record<string, unknown>).additionalProperties = true;
+    }).toThrow(TypeError);
+    expect(() => declarations.push(declarations[0]!)).toThrow(TypeError);
     expect(registry.get('hal_server_delete')?.risk).toBe('high');
     expect(registry.declarations()[2]?.inputSchema.additionalProperties).toBe(false);
+  });
+
+  it('builds the declarations once per selection, until the next register', () => {
+    const registry = createToolRegistry(tools.slice(0, 2));
+    const all = registry.declarations();
+    expect(registry.declarations({ preset: 'all' })).toBe(all);
+    const readOnly = registry.declarations({ preset: 'read_only' });
+    expect(readOnly).not.toBe(all);
+    expect(registry.declarations({ preset: 'read_only' })).toBe(readOnly);
+    const custom = registry.declarations({ preset: 'custom', enabled: [tools[1]!.name, tools[0]!.name] });
+    expect(registry.declarations({ preset: 'custom', enabled: [tools[0]!.name, tools[1]!.name] })).toBe(
+      custom,
+    );
+    expect(registry.declarations({ preset: 'custom', enabled: [tools[0]!.name] })).toHaveLength(1);
+    registry.register(tools[2]!);
+    const after = registry.declarations();
+    expect(after).not.toBe(all);
+    expect(after.map((declaration) => declaration.name)).toEqual(tools.slice(0, 3).map((tool) => tool.name));
   });
 });

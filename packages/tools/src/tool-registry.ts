@@ -26,7 +26,11 @@ export interface ToolRegistry<TContext = unknown> {
   select(selection: ToolSelection): Tool<TContext>[];
   /** Whether `name` is registered and enabled by `selection`. */
   isEnabled(name: string, selection: ToolSelection): boolean;
-  /** Declarations to hand a model (`{name, description, inputSchema, risk}`); all tools without a selection. */
+  /**
+   * Declarations to hand a model (`{name, description, inputSchema, risk}`); all tools without a
+   * selection. Computed once per selection (until the next `register`) and frozen: callers get the
+   * same array every time and must not mutate it.
+   */
   declarations(selection?: ToolSelection): ToolDeclaration[];
 }
 
@@ -55,6 +59,16 @@ function presetAllows(tool: Tool<unknown>, selection: ToolSelection): boolean {
  */
 export function createToolRegistry<TContext = unknown>(tools: Tool<TContext>[] = []): ToolRegistry<TContext> {
   const byName = new Map<string, Tool<TContext>>();
+  // Every model turn asks for its connection's declarations; they only change when a tool is
+  // registered, so they are built once per selection instead of per turn.
+  const declared = new Map<string, ToolDeclaration[]>();
+
+  function selectionKey(selection: ToolSelection): string {
+    if (selection?.preset !== 'custom') return String(selection?.preset);
+    // Order and duplicates of `enabled` do not change the result (registration order wins).
+    const enabled = Array.isArray(selection.enabled) ? [...new Set(selection.enabled)].sort() : null;
+    return `custom:${JSON.stringify(enabled)}`;
+  }
 
   const registry: ToolRegistry<TContext> = {
     register(tool) {
@@ -77,6 +91,7 @@ export function createToolRegistry<TContext = unknown>(tools: Tool<TContext>[] =
         throw new HalError('conflict', `A tool named "${tool.name}" is already registered`);
       }
       byName.set(tool.name, tool);
+      declared.clear();
       return registry;
     },
     get(name) {
@@ -96,12 +111,22 @@ export function createToolRegistry<TContext = unknown>(tools: Tool<TContext>[] =
       return tool !== undefined && presetAllows(tool, selection);
     },
     declarations(selection = { preset: 'all' }) {
-      return registry.select(selection).map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: structuredClone(tool.inputSchema),
-        risk: tool.risk,
-      }));
+      const key = selectionKey(selection);
+      const cached = declared.get(key);
+      if (cached) return cached;
+      // `defineTool` deep-freezes each schema, so sharing it (instead of a copy) is safe.
+      const built = Object.freeze(
+        registry.select(selection).map((tool) =>
+          Object.freeze({
+            name: tool.name,
+            description: tool.description,
+            inputSchema: tool.inputSchema,
+            risk: tool.risk,
+          }),
+        ),
+      ) as ToolDeclaration[];
+      declared.set(key, built);
+      return built;
     },
   };
 
