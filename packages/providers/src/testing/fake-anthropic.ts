@@ -1,19 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import {
-  answerGeneration,
-  applyMidStreamFault,
   type FakeContext,
   type FakeServer,
   type FakeServerOptions,
   type FakeStep,
-  hasWrongKey,
   retryAfterHeader,
   splitIntoPieces,
   startFakeServer,
   stepToolCalls,
   stepUsage,
-  writeJson,
-  writeSse,
 } from './fake-server.js';
 
 const ERROR_TYPES: Record<number, string> = {
@@ -65,12 +60,12 @@ async function handleAnthropic(context: FakeContext): Promise<void> {
     writeError(response, 404, undefined, `Not found: ${request.method} ${request.path}`);
     return;
   }
-  if (hasWrongKey(context)) {
+  if (context.keyRejected()) {
     writeError(response, 401, 'authentication_error', 'invalid x-api-key');
     return;
   }
   if (isCount) {
-    writeJson(response, 200, { input_tokens: 10 });
+    context.writeJson(200, { input_tokens: 10 });
     return;
   }
   if (isModels) {
@@ -80,7 +75,7 @@ async function handleAnthropic(context: FakeContext): Promise<void> {
       ? all.findIndex((model) => model.id === request.query.after_id) + 1
       : 0;
     const page = all.slice(start, start + limit);
-    writeJson(response, 200, {
+    context.writeJson(200, {
       data: page.map((model) => ({
         type: 'model',
         id: model.id,
@@ -96,7 +91,7 @@ async function handleAnthropic(context: FakeContext): Promise<void> {
 
   const body = (request.body ?? {}) as { model?: string; stream?: boolean };
   const model = body.model ?? 'claude-fake';
-  await answerGeneration(context, body.stream === true, (step) => ({
+  await context.answerGeneration(body.stream === true, (step) => ({
     writeError: (error) => writeError(response, error.status, error.type, error.message, error.retryAfter),
     writeStreamError: (kind) => {
       const type = streamErrorType(kind);
@@ -134,7 +129,7 @@ async function streamMessage(context: FakeContext, step: FakeStep, model: string
   const { response } = context;
   const pause = () => context.sleep(step.chunkDelayMs ?? 0);
   const send = async (event: string, data: unknown) => {
-    writeSse(response, JSON.stringify(data), event);
+    context.writeSse(JSON.stringify(data), event);
     await pause();
   };
   response.writeHead(200, {
@@ -179,7 +174,7 @@ async function streamMessage(context: FakeContext, step: FakeStep, model: string
         return;
       }
     }
-    if (calls.length === 0 && (await applyMidStreamFault(context, step))) return;
+    if (calls.length === 0 && (await context.applyMidStreamFault(step))) return;
     await send('content_block_stop', { type: 'content_block_stop', index });
     index += 1;
   } else if (step.malformed) {
@@ -200,18 +195,17 @@ async function streamMessage(context: FakeContext, step: FakeStep, model: string
         delta: { type: 'input_json_delta', partial_json: piece },
       });
       if (pieceIndex === Math.ceil(pieces.length / 2) && (step.cut || step.stall)) {
-        await applyMidStreamFault(context, step);
+        await context.applyMidStreamFault(step);
         return;
       }
     }
     await send('content_block_stop', { type: 'content_block_stop', index });
     index += 1;
   }
-  if (await applyMidStreamFault(context, step)) return;
+  if (await context.applyMidStreamFault(step)) return;
   if (step.streamError) {
     const type = streamErrorType(step.streamError);
-    writeSse(
-      response,
+    context.writeSse(
       JSON.stringify({ type: 'error', error: { type, message: errorMessage(type) } }),
       'error',
     );

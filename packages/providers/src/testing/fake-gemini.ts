@@ -1,19 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import {
-  answerGeneration,
-  applyMidStreamFault,
   type FakeContext,
   type FakeServer,
   type FakeServerOptions,
   type FakeStep,
-  hasWrongKey,
   retryAfterHeader,
   splitIntoPieces,
   startFakeServer,
   stepToolCalls,
   stepUsage,
-  writeJson,
-  writeSse,
 } from './fake-server.js';
 
 const JSON_TYPE = 'application/json; charset=UTF-8';
@@ -74,7 +69,7 @@ async function handleGemini(context: FakeContext): Promise<void> {
     writeError(response, 404, `Unknown path ${request.path}`);
     return;
   }
-  if (hasWrongKey(context)) {
+  if (context.keyRejected()) {
     writeError(
       response,
       401,
@@ -89,8 +84,7 @@ async function handleGemini(context: FakeContext): Promise<void> {
     const start = Number(request.query.pageToken ?? 0);
     const all = context.models();
     const page = all.slice(start, start + size);
-    writeJson(
-      response,
+    context.writeJson(
       200,
       {
         models: page.map((model) => ({
@@ -108,7 +102,7 @@ async function handleGemini(context: FakeContext): Promise<void> {
     return;
   }
   const model = decodeURIComponent(match?.[1] ?? 'gemini-fake');
-  await answerGeneration(context, match?.[2] === 'streamGenerateContent', (step) => ({
+  await context.answerGeneration(match?.[2] === 'streamGenerateContent', (step) => ({
     writeError: (error) => writeError(response, error.status, error.message, error.retryAfter, error.type),
     writeStreamError: (kind) => {
       const error = streamError(kind);
@@ -178,9 +172,9 @@ async function streamContent(context: FakeContext, step: FakeStep, model: string
     response.end('data: {"candidates": [{"content": \r\n\r\n');
     return;
   }
-  if (await applyMidStreamFault(context, step)) return;
+  if (await context.applyMidStreamFault(step)) return;
   if (step.streamError) {
-    writeSse(response, JSON.stringify({ error: streamError(step.streamError) }));
+    context.writeSse(JSON.stringify({ error: streamError(step.streamError) }));
     response.end();
     return;
   }

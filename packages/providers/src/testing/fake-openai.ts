@@ -1,19 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import {
-  answerGeneration,
-  applyMidStreamFault,
   type FakeContext,
   type FakeServer,
   type FakeServerOptions,
   type FakeStep,
-  hasWrongKey,
   retryAfterHeader,
   splitIntoPieces,
   startFakeServer,
   stepToolCalls,
   stepUsage,
-  writeJson,
-  writeSse,
 } from './fake-server.js';
 
 const STREAM_ERRORS: Record<string, { message: string; type: string; code: string }> = {
@@ -58,7 +53,7 @@ async function handleOpenAI(context: FakeContext): Promise<void> {
     });
     return;
   }
-  if (hasWrongKey(context)) {
+  if (context.keyRejected()) {
     writeError(response, 401, {
       message: 'Incorrect API key provided.',
       type: 'invalid_request_error',
@@ -67,7 +62,7 @@ async function handleOpenAI(context: FakeContext): Promise<void> {
     return;
   }
   if (isModels) {
-    writeJson(response, 200, {
+    context.writeJson(200, {
       object: 'list',
       data: context.models().map((model) => ({
         id: model.id,
@@ -86,7 +81,7 @@ async function handleOpenAI(context: FakeContext): Promise<void> {
     stream_options?: { include_usage?: boolean };
   };
   const model = body.model ?? 'gpt-fake';
-  await answerGeneration(context, body.stream === true, (step) => ({
+  await context.answerGeneration(body.stream === true, (step) => ({
     writeError: ({ status, type, message, retryAfter }) =>
       writeError(
         response,
@@ -148,8 +143,7 @@ async function streamCompletion(context: FakeContext, step: FakeStep, model: str
   const id = completionId();
   const created = Math.floor(Date.now() / 1000);
   const send = async (choices: unknown[], extra: Record<string, unknown> = {}) => {
-    writeSse(
-      response,
+    context.writeSse(
       JSON.stringify({
         id,
         object: 'chat.completion.chunk',
@@ -180,7 +174,7 @@ async function streamCompletion(context: FakeContext, step: FakeStep, model: str
     response.end('data: {"id": "chatcmpl-broken", "choices": [{\n\n');
     return;
   }
-  if (calls.length === 0 && (await applyMidStreamFault(context, step))) return;
+  if (calls.length === 0 && (await context.applyMidStreamFault(step))) return;
   for (const [index, call] of calls.entries()) {
     await send(
       delta({
@@ -190,19 +184,19 @@ async function streamCompletion(context: FakeContext, step: FakeStep, model: str
     const pieces = splitIntoPieces(call.arguments, pieceCount);
     for (const [pieceIndex, piece] of pieces.entries()) {
       await send(delta({ tool_calls: [{ index, function: { arguments: piece } }] }));
-      if (pieceIndex === Math.floor((pieces.length - 1) / 2) && (await applyMidStreamFault(context, step)))
+      if (pieceIndex === Math.floor((pieces.length - 1) / 2) && (await context.applyMidStreamFault(step)))
         return;
     }
   }
   if (step.streamError) {
-    writeSse(response, JSON.stringify({ error: streamError(step.streamError) }));
+    context.writeSse(JSON.stringify({ error: streamError(step.streamError) }));
     response.end();
     return;
   }
   await send(delta({}, step.stopReason ?? (calls.length > 0 ? 'tool_calls' : 'stop')));
   const usage = stepUsage(step);
   if (includeUsage && usage) await send([], { usage: wireUsage(usage) });
-  writeSse(response, '[DONE]');
+  context.writeSse('[DONE]');
   response.end();
 }
 

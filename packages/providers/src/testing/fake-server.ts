@@ -111,6 +111,20 @@ export interface FakeContext {
   sleep(ms: number): Promise<void>;
   /** Keeps the connection open, silent, until the client or `close()` drops it. */
   hang(): Promise<void>;
+  /** True when the fake wants a key and the request carries another one, or none. */
+  keyRejected(): boolean;
+  /** Writes a whole JSON answer. Default content type `application/json`. */
+  writeJson(status: number, body: unknown, contentType?: string): void;
+  /** Writes an SSE frame. */
+  writeSse(data: string, event?: string): void;
+  /** Ends a streamed answer the way the step's fault says; resolves true when it did. */
+  applyMidStreamFault(step: FakeStep): Promise<boolean>;
+  /**
+   * Answers a generation request with the next step: the scripted HTTP error, a stall before the headers and the
+   * first-byte delay are the same for every vendor, and so is how a non-streamed answer is refused, broken, cut or
+   * stalled halfway; the vendor's encoder writes the bytes.
+   */
+  answerGeneration(streaming: boolean, createEncoder: (step: FakeStep) => FakeAnswerEncoder): Promise<void>;
 }
 
 /** @internal Starts a fake on 127.0.0.1:0 around a vendor handler. */
@@ -139,6 +153,11 @@ export async function startFakeServer(
         sleep: (ms) =>
           ms <= 0 ? Promise.resolve() : Promise.race([closed, new Promise<void>((r) => setTimeout(r, ms))]),
         hang: () => closed,
+        keyRejected: () => options.apiKey !== undefined && requestKey(request) !== options.apiKey,
+        writeJson: (status, body, contentType) => writeJson(res, status, body, contentType),
+        writeSse: (data, event) => writeSse(res, data, event),
+        applyMidStreamFault: (step) => applyMidStreamFault(context, step),
+        answerGeneration: (streaming, createEncoder) => answerGeneration(context, streaming, createEncoder),
       };
       try {
         await handler(context);
@@ -231,8 +250,8 @@ export function stepUsage(step: FakeStep): { inputTokens: number; outputTokens: 
   };
 }
 
-/** @internal The key a request carries: `x-api-key`, `x-goog-api-key`, `?key=` or a Bearer token. */
-export function requestKey(request: FakeRequest): string | undefined {
+/** The key a request carries: `x-api-key`, `x-goog-api-key`, `?key=` or a Bearer token. */
+function requestKey(request: FakeRequest): string | undefined {
   const header = (name: string) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -242,13 +261,11 @@ export function requestKey(request: FakeRequest): string | undefined {
   return header('x-api-key') ?? header('x-goog-api-key') ?? request.query.key;
 }
 
-/** @internal Writes an SSE frame. */
-export function writeSse(response: ServerResponse, data: string, event?: string): void {
+function writeSse(response: ServerResponse, data: string, event?: string): void {
   response.write(`${event ? `event: ${event}\n` : ''}data: ${data}\n\n`);
 }
 
-/** @internal Writes a whole JSON answer. */
-export function writeJson(
+function writeJson(
   response: ServerResponse,
   status: number,
   body: unknown,
@@ -263,12 +280,7 @@ export function retryAfterHeader(retryAfter: string | number | undefined): Recor
   return retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) };
 }
 
-/** @internal True when the fake wants a key and the request carries another one, or none. */
-export function hasWrongKey(context: FakeContext): boolean {
-  return context.apiKey !== undefined && requestKey(context.request) !== context.apiKey;
-}
-
-/** @internal How one vendor writes the answer to one generation request; {@link answerGeneration} decides which. */
+/** @internal How one vendor writes the answer to one generation request; the core decides which part. */
 export interface FakeAnswerEncoder {
   /** The HTTP error answer a step scripts. */
   writeError(error: NonNullable<FakeStep['error']>): void;
@@ -284,12 +296,7 @@ export interface FakeAnswerEncoder {
   stream(): Promise<void>;
 }
 
-/**
- * @internal Answers one generation request with the next step: the scripted HTTP error, a stall before the headers
- * and the first-byte delay are the same for every vendor, and so is how a non-streamed answer is refused, broken,
- * cut or stalled halfway; the vendor's encoder writes the bytes.
- */
-export async function answerGeneration(
+async function answerGeneration(
   context: FakeContext,
   streaming: boolean,
   createEncoder: (step: FakeStep) => FakeAnswerEncoder,
@@ -327,11 +334,10 @@ export async function answerGeneration(
     await applyMidStreamFault(context, { ...step, cut: step.cut === 'end' ? true : step.cut });
     return;
   }
-  writeJson(response, 200, body, encoder.contentType);
+  context.writeJson(200, body, encoder.contentType);
 }
 
-/** @internal Ends a streamed answer the way the step's fault says; returns true when it did. */
-export async function applyMidStreamFault(context: FakeContext, step: FakeStep): Promise<boolean> {
+async function applyMidStreamFault(context: FakeContext, step: FakeStep): Promise<boolean> {
   if (step.stall === 'mid-stream') {
     await context.hang();
     return true;
