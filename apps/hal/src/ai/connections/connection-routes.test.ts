@@ -292,6 +292,19 @@ describe('/ops/api/ai/connections', () => {
     });
     expect(result.content.length).toBeGreaterThan(0);
     expect(openai.requests.at(-1)?.headers.authorization).toBe(`Bearer ${apiKey}`);
+
+    // Built once per connection: the next turn reuses it; any change builds a new one.
+    expect(await t.connections.languageModel(id)).toBe(model);
+    // (The fake accepts one key: storing it again is still a secret write.)
+    const replaced = await t.call('POST', api(`/${id}/secret`), session, { apiKey });
+    expect(replaced.status).toBe(200);
+    const rebuilt = await t.connections.languageModel(id);
+    expect(rebuilt).not.toBe(model);
+    expect(await t.connections.languageModel(id)).toBe(rebuilt);
+    await rebuilt.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
+    expect(openai.requests.at(-1)?.headers.authorization).toBe(`Bearer ${apiKey}`);
+    expect((await t.call('PATCH', api(`/${id}`), session, { name: 'renamed' })).status).toBe(200);
+    expect(await t.connections.languageModel(id)).not.toBe(rebuilt);
   });
 
   it('marks an API-key connection `error` when the provider answers 401, and active again with a good key', async () => {

@@ -55,6 +55,13 @@ import {
   updateConnectionSchema,
 } from './connection-schemas.js';
 
+/** A connection's model as {@link ConnectionService.languageModel} caches it. */
+interface CachedModel {
+  model: LanguageModel;
+  /** The OAuth tokens it was built with (OAuth connections only). */
+  tokens?: OAuthTokens;
+}
+
 /** HAL's vault, as the connections use it (secrets only ever go here). */
 export type AppVault = Vault;
 
@@ -230,7 +237,39 @@ export function createConnectionService(
   deps: AppDeps & { vault: AppVault },
   options: ConnectionServiceOptions = {},
 ): ConnectionManager {
-  const { db, vault, clock, audit, logger } = deps;
+  const { db, clock, audit, logger } = deps;
+  // Each turn asks for its connection's model: building it (row read, decrypting the key, a new
+  // provider) per turn was measurable CPU on the request path, so models are cached per connection.
+  // Any change of a connection (row write, event) or of any secret bumps `generation` and drops
+  // them all; a build that overlapped a change is used once but not cached.
+  const models = new Map<string, CachedModel>();
+  let generation = 0;
+  const forgetModels = () => {
+    generation++;
+    models.clear();
+  };
+  // The vault as this service uses it: every secret write or delete (key replaced, OAuth tokens
+  // stored or refreshed, connection deleted) drops the cached models. Reads pass through.
+  const vault: AppVault = Object.create(deps.vault, {
+    set: {
+      value: async (id: string, secret: string) => {
+        try {
+          await deps.vault.set(id, secret);
+        } finally {
+          forgetModels();
+        }
+      },
+    },
+    delete: {
+      value: async (id: string) => {
+        try {
+          await deps.vault.delete(id);
+        } finally {
+          forgetModels();
+        }
+      },
+    },
+  });
   const random = deps.random ?? randomBytes;
   const newId = createIdGenerator(clock, random);
   const listeners = new Set<(event: ConnectionChange) => void>();
@@ -245,6 +284,7 @@ export function createConnectionService(
   const nowIso = () => new Date(clock.now()).toISOString();
 
   function emit(type: ConnectionChange['type'], connection: Connection): void {
+    forgetModels();
     for (const listener of listeners) {
       try {
         listener({ type, connection });
@@ -313,6 +353,7 @@ export function createConnectionService(
       .set({ ...values, updated_at: nowIso() })
       .where('id', '=', id)
       .execute();
+    forgetModels();
     return requireRow(id);
   }
 
@@ -393,18 +434,18 @@ export function createConnectionService(
   }
 
   /** The access token of an OAuth connection, refreshed (single flight) when it is about to expire. */
-  async function freshAccessToken(row: Row): Promise<string> {
+  async function freshAccessToken(row: Row): Promise<OAuthTokens> {
     const tokens = await readTokens(row.id);
     if (!tokens?.accessToken) {
       throw new HalError('reauth_required', `Connection ${row.name} is not logged in; start the OAuth login`);
     }
     const refresher = refresherFor(row);
-    if (!refresher.isExpiring(tokens)) return tokens.accessToken;
+    if (!refresher.isExpiring(tokens)) return tokens;
     try {
       const fresh = await refresher.refresh(tokens);
       // Concurrent callers share one refresh; each writes the same tokens, which is harmless.
       await vault.set(connectionSecretIds.oauthTokens(row.id), JSON.stringify(fresh));
-      return fresh.accessToken;
+      return fresh;
     } catch (error) {
       const failure = HalError.isInstance(error)
         ? error
@@ -420,7 +461,8 @@ export function createConnectionService(
     }
   }
 
-  async function buildProvider(row: Row): Promise<ModelProvider> {
+  /** Builds the connection's provider; `used.tokens` receives the OAuth tokens it was built with. */
+  async function buildProvider(row: Row, used: { tokens?: OAuthTokens } = {}): Promise<ModelProvider> {
     if (row.provider === 'local-cli') {
       const tool = (row.cli_tool ?? 'claude') as CliTool;
       return createCliProvider({
@@ -434,7 +476,9 @@ export function createConnectionService(
     }
     let credentials: { apiKey?: string; authToken?: string } = {};
     if (row.auth === 'oauth') {
-      const token = await freshAccessToken(row);
+      const tokens = await freshAccessToken(row);
+      used.tokens = tokens;
+      const token = tokens.accessToken;
       // Anthropic and Gemini take OAuth tokens as Bearer beside their key headers; OpenAI-compatible
       // services take every credential as Bearer already.
       credentials =
@@ -589,13 +633,21 @@ export function createConnectionService(
     },
 
     async languageModel(id) {
+      const cached = models.get(id);
+      // An OAuth model is reused only while its access token is not about to expire; then it is
+      // rebuilt, which refreshes the token.
+      if (cached && !(cached.tokens && refreshers.get(id)?.isExpiring(cached.tokens) !== false)) {
+        return cached.model;
+      }
+      const started = generation;
       const row = await requireRow(id);
       if (row.status === 'disabled') {
         throw new HalError('connection_inactive', `Connection ${row.name} is disabled`, {
           details: { connectionId: id },
         });
       }
-      const provider = await buildProvider(row);
+      const used: { tokens?: OAuthTokens } = {};
+      const provider = await buildProvider(row, used);
       const modelId =
         row.model ??
         (row.provider === 'local-cli' ? CLI_DEFAULT_MODEL[(row.cli_tool ?? 'claude') as CliTool] : undefined);
@@ -604,7 +656,9 @@ export function createConnectionService(
           details: { connectionId: id },
         });
       }
-      return provider.languageModel(modelId);
+      const model = provider.languageModel(modelId);
+      if (generation === started) models.set(id, used.tokens ? { model, tokens: used.tokens } : { model });
+      return model;
     },
 
     async reportProviderError(id, error) {
