@@ -2,7 +2,15 @@ import { HalError } from '@hal-ai/spec';
 import type { Selectable } from 'kysely';
 import type { EmergencyProceduresTable, IncidentsTable, MailServicesTable } from '../db/tables/core.js';
 import { type ArgsOf, IncidentOpenArgs, IncidentResolveArgs, IncidentsListArgs } from './core-schemas.js';
-import { type Actor, type CoreContext, notFound, pageOf, pageResult, parseInput } from './core-support.js';
+import {
+  type Actor,
+  auditChange,
+  type CoreContext,
+  loadRecord,
+  pageOf,
+  pageResult,
+  parseInput,
+} from './core-support.js';
 
 /** An incident as clients see it. */
 export interface Incident {
@@ -97,15 +105,13 @@ export function createIncidentFunctions(ctx: CoreContext) {
           .returningAll()
           .executeTakeFirstOrThrow();
         const incident = toIncident(row);
-        await audit.append(
-          {
-            actor,
-            action: 'incident.open',
-            target: `incident:${row.id}`,
-            details: { before: null, after: incident },
-          },
-          trx,
-        );
+        await auditChange(audit, trx, {
+          actor,
+          action: 'incident.open',
+          target: `incident:${row.id}`,
+          before: null,
+          after: incident,
+        });
         return { incident };
       });
     },
@@ -114,12 +120,7 @@ export function createIncidentFunctions(ctx: CoreContext) {
     async resolve(actor: Actor, input: ArgsOf<typeof IncidentResolveArgs>): Promise<{ incident: Incident }> {
       const args = parseInput(IncidentResolveArgs, input);
       return db.transaction().execute(async (trx) => {
-        const before = await trx
-          .selectFrom('incidents')
-          .selectAll()
-          .where('id', '=', args.id)
-          .executeTakeFirst();
-        if (!before) throw notFound('incident', args.id);
+        const before = await loadRecord(trx, 'incidents', 'incident', args.id);
         if (before.state === 'resolved') {
           throw new HalError(
             'incident_resolved',
@@ -138,15 +139,13 @@ export function createIncidentFunctions(ctx: CoreContext) {
           .returningAll()
           .executeTakeFirstOrThrow();
         const incident = toIncident(row);
-        await audit.append(
-          {
-            actor,
-            action: 'incident.resolve',
-            target: `incident:${args.id}`,
-            details: { before: toIncident(before), after: incident },
-          },
-          trx,
-        );
+        await auditChange(audit, trx, {
+          actor,
+          action: 'incident.resolve',
+          target: `incident:${args.id}`,
+          before: toIncident(before),
+          after: incident,
+        });
         return { incident };
       });
     },

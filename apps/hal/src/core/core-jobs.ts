@@ -4,9 +4,10 @@ import type { JobStepsTable, JobsTable } from '../db/tables/core.js';
 import { type ArgsOf, JobControlArgs, JobIdArgs, JobsListArgs } from './core-schemas.js';
 import {
   type Actor,
+  auditChange,
   type CoreContext,
   type Executor,
-  notFound,
+  loadRecord,
   pageOf,
   pageResult,
   parseInput,
@@ -125,9 +126,7 @@ export async function insertJob(ctx: CoreContext, trx: Executor, actor: Actor, j
 }
 
 async function loadJob(db: Executor, id: string): Promise<Selectable<JobsTable>> {
-  const row = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('job', id);
-  return row;
+  return loadRecord(db, 'jobs', 'job', id);
 }
 
 function errorInfo(error: unknown): { code: string; message: string } {
@@ -595,10 +594,13 @@ export function createJobFunctions(ctx: CoreContext, runner: () => JobRunner | n
             });
             break;
         }
-        await audit.append(
-          { actor, action: `job.${action}`, target: `job:${id}`, details: { before, after: job } },
-          trx,
-        );
+        await auditChange(audit, trx, {
+          actor,
+          action: `job.${action}`,
+          target: `job:${id}`,
+          before,
+          after: job,
+        });
         return job;
       });
       runner()?.wake();

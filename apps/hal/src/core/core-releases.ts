@@ -8,9 +8,10 @@ import type { ReleasesTable } from '../db/tables/core.js';
 import { type ArgsOf, ReleaseIdArgs, ReleaseRegisterArgs, ReleasesListArgs } from './core-schemas.js';
 import {
   type Actor,
+  auditChange,
   type CoreContext,
   type Executor,
-  notFound,
+  loadRecord,
   pageOf,
   pageResult,
   parseInput,
@@ -107,9 +108,7 @@ export function createReleaseFunctions(ctx: CoreContext) {
     /** One release. */
     async get(input: ArgsOf<typeof ReleaseIdArgs>): Promise<{ release: Release }> {
       const { id } = parseInput(ReleaseIdArgs, input);
-      const row = await db.selectFrom('releases').selectAll().where('id', '=', id).executeTakeFirst();
-      if (!row) throw notFound('release', id);
-      return { release: toRelease(row) };
+      return { release: toRelease(await loadRecord(db, 'releases', 'release', id)) };
     },
 
     /**
@@ -172,15 +171,13 @@ export function createReleaseFunctions(ctx: CoreContext) {
             .returningAll()
             .executeTakeFirstOrThrow();
           const registered = toRelease(row);
-          await audit.append(
-            {
-              actor,
-              action: 'release.register',
-              target: `release:${row.id}`,
-              details: { before: null, after: registered },
-            },
-            trx,
-          );
+          await auditChange(audit, trx, {
+            actor,
+            action: 'release.register',
+            target: `release:${row.id}`,
+            before: null,
+            after: registered,
+          });
           await fs.rename(placed, target);
           return registered;
         });
@@ -195,8 +192,7 @@ export function createReleaseFunctions(ctx: CoreContext) {
     async approve(actor: Actor, input: ArgsOf<typeof ReleaseIdArgs>): Promise<{ release: Release }> {
       const { id } = parseInput(ReleaseIdArgs, input);
       return db.transaction().execute(async (trx) => {
-        const before = await trx.selectFrom('releases').selectAll().where('id', '=', id).executeTakeFirst();
-        if (!before) throw notFound('release', id);
+        const before = await loadRecord(trx, 'releases', 'release', id);
         if (before.state !== 'registered') {
           throw new HalError(
             'invalid_state',
@@ -213,15 +209,13 @@ export function createReleaseFunctions(ctx: CoreContext) {
           .returningAll()
           .executeTakeFirstOrThrow();
         const release = toRelease(row);
-        await audit.append(
-          {
-            actor,
-            action: 'release.approve',
-            target: `release:${id}`,
-            details: { before: toRelease(before), after: release },
-          },
-          trx,
-        );
+        await auditChange(audit, trx, {
+          actor,
+          action: 'release.approve',
+          target: `release:${id}`,
+          before: toRelease(before),
+          after: release,
+        });
         return { release };
       });
     },

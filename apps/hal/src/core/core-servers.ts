@@ -14,9 +14,10 @@ import {
 } from './core-schemas.js';
 import {
   type Actor,
+  auditChange,
   type CoreContext,
   type Executor,
-  notFound,
+  loadRecord,
   pageOf,
   pageResult,
   parseInput,
@@ -66,9 +67,7 @@ export function hashToken(token: string): string {
 
 /** Loads a server row or throws `not_found`; deleted servers are still found (their history stays readable). */
 export async function loadServer(db: Executor, id: string): Promise<Selectable<ServersTable>> {
-  const row = await db.selectFrom('servers').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!row) throw notFound('server', id);
-  return row;
+  return loadRecord(db, 'servers', 'server', id);
 }
 
 /** Server lifecycle: register → approve → active ⇄ maintenance → isolated / deleted. */
@@ -102,15 +101,14 @@ export function createServerFunctions(ctx: CoreContext) {
         .returningAll()
         .executeTakeFirstOrThrow();
       const server = toServer(updated);
-      await audit.append(
-        {
-          actor,
-          action,
-          target: `server:${id}`,
-          details: { ...details, before: toServer(before), after: server },
-        },
-        trx,
-      );
+      await auditChange(audit, trx, {
+        actor,
+        action,
+        target: `server:${id}`,
+        before: toServer(before),
+        after: server,
+        details,
+      });
       return { server };
     });
   }
@@ -197,15 +195,13 @@ export function createServerFunctions(ctx: CoreContext) {
           .returningAll()
           .executeTakeFirstOrThrow();
         const server = toServer(row);
-        await audit.append(
-          {
-            actor,
-            action: 'server.create',
-            target: `server:${server.id}`,
-            details: { before: null, after: server },
-          },
-          trx,
-        );
+        await auditChange(audit, trx, {
+          actor,
+          action: 'server.create',
+          target: `server:${server.id}`,
+          before: null,
+          after: server,
+        });
         return { server };
       });
     },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { HalError } from '@hal-ai/spec';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import * as v from 'valibot';
 import type { AuditActor, AuditLog } from '../audit/types.js';
 import type { Database } from '../db/schema.js';
@@ -76,6 +76,46 @@ export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown)
 /** `404 not_found` for a missing record. */
 export function notFound(what: string, id: string): HalError {
   return new HalError('not_found', `No ${what} with id ${id}`, { details: { id } });
+}
+
+/** The core tables whose records are addressed by a string `id`. */
+export type RecordTable = 'servers' | 'jobs' | 'releases' | 'incidents';
+
+/** Loads one record by `id`, or throws `not_found` naming it as `what` (e.g. `release`). */
+export async function loadRecord<T extends RecordTable>(
+  db: Executor,
+  table: T,
+  what: string,
+  id: string,
+): Promise<Selectable<Database[T]>> {
+  // Kysely cannot narrow a query over a union of table names; every RecordTable has the same `id` column.
+  const row = await db
+    .selectFrom(table as RecordTable)
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  if (!row) throw notFound(what, id);
+  return row as Selectable<Database[T]>;
+}
+
+/**
+ * Appends the audit entry of one record's change inside the caller's transaction: `before` (null when the
+ * record is created) and `after` as clients see them, after any extra `details`.
+ */
+export async function auditChange(
+  audit: AuditLog,
+  trx: Executor,
+  change: {
+    actor: Actor;
+    action: string;
+    target: string;
+    before: unknown;
+    after: unknown;
+    details?: Record<string, unknown>;
+  },
+): Promise<void> {
+  const { actor, action, target, before, after, details } = change;
+  await audit.append({ actor, action, target, details: { ...details, before, after } }, trx);
 }
 
 /** Parses a JSON column, tolerating null. */
