@@ -27,6 +27,7 @@ describe.skipIf(!fs.existsSync(claudeBin))('Claude Code CLI → hal-mcp tool loo
   let hal: RoomTestApp;
   let fake: FakeServer;
   let home: string;
+  let incidentCallId: string | undefined;
 
   beforeAll(async () => {
     await ensureHalMcpBuilt();
@@ -48,11 +49,14 @@ describe.skipIf(!fs.existsSync(claudeBin))('Claude Code CLI → hal-mcp tool loo
           }
           return { text: 'ok' };
         }
-        if (mentions(body?.messages, 'approvalRequested'))
+        // Our call has been answered. Key on its id: the server's instructions also say "approvalRequested".
+        if (incidentCallId && mentions(body?.messages, incidentCallId)) {
           return { text: 'Asked the operator for approval.' };
+        }
+        incidentCallId = `toolu_${randomBytes(6).toString('hex')}`;
         return {
           toolCall: {
-            id: `toolu_${randomBytes(6).toString('hex')}`,
+            id: incidentCallId,
             name: 'mcp__hal__hal_incident_open',
             input: { key: 'disk.full', title: 'Disk full on web-1', severity: 'major' },
           },
