@@ -52,6 +52,19 @@ describe('postMessage in the unified room', () => {
     expect(fixture.model('off').calls).toHaveLength(0);
   });
 
+  it('lists the participants once per post: its turns share that read', async () => {
+    const fixture = await createRoomFixture({ participants: trio() });
+    await fixture.engine.postMessage({
+      roomId: fixture.unified.id,
+      operator: fixture.operator,
+      text: 'all?',
+    });
+    await fixture.engine.idle();
+    expect(fixture.lookups.list).toBe(1);
+    expect(fixture.lookups.resolve).toBe(3);
+    expect(promptText(fixture.model('gemini').calls[0]!)).toContain('GPT');
+  });
+
   it('addresses only the named participants', async () => {
     const fixture = await createRoomFixture({ participants: trio() });
     const result = await fixture.engine.postMessage({

@@ -197,6 +197,11 @@ interface TurnState {
   relayedFrom: string | null;
   relayedBy: string | null;
   triggerMessageId: string | null;
+  /**
+   * The unified room's participants as the post read them: a post's turns share that one read
+   * instead of each listing them again (a relay, started later, lists them afresh).
+   */
+  participants?: RoomParticipantSummary[];
 }
 
 interface StreamOutcome {
@@ -384,7 +389,8 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     let lastAssistantId: string | null = null;
     let proposed = false;
     try {
-      const participants = state.roomKind === 'unified' ? await settings.listParticipants() : [];
+      const participants =
+        state.roomKind === 'unified' ? (state.participants ?? (await settings.listParticipants())) : [];
       const names = new Map(participants.map((entry) => [entry.id, entry.name]));
       const system = buildSystemPrompt({
         skill: settings.skill,
@@ -677,7 +683,8 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
   };
 
   const relayMentions = async (state: TurnState, text: string, sourceMessageId: string) => {
-    const participants = await settings.listParticipants();
+    // Names as the post saw them; each relayed target is still resolved (and checked active) afresh.
+    const participants = state.participants ?? (await settings.listParticipants());
     const targets = extractMentions(text, participants, state.participant.id);
     if (targets.length === 0) return;
     if (state.relayDepth >= 1) {
@@ -717,16 +724,17 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     return room;
   };
 
+  /** The turns a post starts; for the unified room also the participant list it read (shared by the turns). */
   const resolveTargets = async (
     room: { kind: 'unified' | 'direct'; connectionId: string | null },
     text: string,
-  ): Promise<RoomParticipant[]> => {
+  ): Promise<{ targets: RoomParticipant[]; participants?: RoomParticipantSummary[] }> => {
     if (room.kind === 'direct') {
       const participant = room.connectionId
         ? await settings.resolveParticipant(room.connectionId)
         : undefined;
       if (!participant?.active) throw new HalError('connection_inactive', 'This connection is not active');
-      return [participant];
+      return { targets: [participant] };
     }
     const participants = await settings.listParticipants();
     const addressing = parseAddressing(text, participants);
@@ -760,7 +768,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       else if (addressing.targets.length > 0) throw new HalError('connection_inactive', `Not active: ${id}`);
     }
     if (resolved.length === 0) throw new HalError('connection_inactive', 'No model connection is active');
-    return resolved;
+    return { targets: resolved, participants };
   };
 
   const runLocalCommand = async (
@@ -836,7 +844,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     }
 
     // Addressing is checked before anything is stored: a refused message leaves no trace.
-    const targets = await resolveTargets(room, input.text);
+    const { targets, participants } = await resolveTargets(room, input.text);
     const message = await userMessage();
     const turns: PostMessageResult['turns'] = [];
     for (const participant of targets) {
@@ -851,6 +859,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
           relayedFrom: null,
           relayedBy: null,
           triggerMessageId: message.id,
+          ...(participants ? { participants } : {}),
         }),
       );
     }

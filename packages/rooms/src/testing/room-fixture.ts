@@ -109,18 +109,25 @@ export async function createRoomFixture(options: {
     });
   }
 
+  // How often the engine asked for participants (they are database reads in HAL).
+  const lookups = { list: 0, resolve: 0 };
   const engine: RoomEngine = createRoomEngine<FixtureContext>({
     store,
     events,
     registry,
-    resolveParticipant: (id) => participants.get(id),
-    listParticipants: () =>
-      [...participants.values()].map((entry) => ({
+    resolveParticipant: (id) => {
+      lookups.resolve++;
+      return participants.get(id);
+    },
+    listParticipants: () => {
+      lookups.list++;
+      return [...participants.values()].map((entry) => ({
         id: entry.id,
         name: entry.name,
         active: entry.active,
         identity: entry.identity,
-      })),
+      }));
+    },
     skill: options.skill ?? '# HAL skill\nRules for the AI.',
     toolContext: (request) => {
       context.requests.push({ purpose: request.purpose, operator: request.operator?.username ?? null });
@@ -172,6 +179,7 @@ export async function createRoomFixture(options: {
     turnErrors,
     errors,
     participants,
+    lookups,
     unified,
     directRoom,
     model,
