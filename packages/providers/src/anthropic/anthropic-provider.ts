@@ -1,5 +1,5 @@
 import type { ModelInfo, ModelProvider } from '@hal-ai/spec';
-import { createProviderCall, sendProviderRequest } from '../shared/http-client.js';
+import { collectPages, getProviderJson } from '../shared/http-client.js';
 import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
 import { badResponse } from '../shared/provider-error.js';
 import { AnthropicLanguageModel } from './anthropic-language-model.js';
@@ -44,37 +44,24 @@ export function createAnthropic(settings: AnthropicProviderSettings = {}): Model
         settings,
         defaultMaxOutputTokens: settings.defaultMaxOutputTokens ?? 4096,
       }),
-    async listModels(options = {}) {
-      const models: ModelInfo[] = [];
-      let afterId: string | undefined;
-      // A page cap guards against a server that always answers has_more.
-      for (let page = 0; page < 50; page += 1) {
+    listModels: (options = {}) =>
+      collectPages<ModelInfo>(async (afterId) => {
         const query = new URLSearchParams({ limit: '1000', ...(afterId ? { after_id: afterId } : {}) });
-        const response = await sendProviderRequest(
-          createProviderCall({
-            provider: 'anthropic',
-            url: `${joinUrl(baseUrl, '/v1/models')}?${query}`,
-            method: 'GET',
-            headers: headers(),
-            abortSignal: options.abortSignal,
-          }),
-          settings,
-        );
-        const json = (await response.json()) as {
+        const url = `${joinUrl(baseUrl, '/v1/models')}?${query}`;
+        const json = (await getProviderJson('anthropic', url, headers(), settings, options.abortSignal)) as {
           data?: Array<{ id?: string; display_name?: string }>;
           has_more?: boolean;
           last_id?: string | null;
         };
         if (!Array.isArray(json?.data)) throw badResponse('anthropic', 'the model list has no data');
-        for (const model of json.data) {
-          if (typeof model.id === 'string') {
-            models.push({ id: model.id, ...(model.display_name ? { displayName: model.display_name } : {}) });
-          }
-        }
-        if (!json.has_more || !json.last_id) break;
-        afterId = json.last_id;
-      }
-      return models;
-    },
+        return {
+          items: json.data.flatMap((model) =>
+            typeof model.id === 'string'
+              ? [{ id: model.id, ...(model.display_name ? { displayName: model.display_name } : {}) }]
+              : [],
+          ),
+          next: json.has_more && json.last_id ? json.last_id : undefined,
+        };
+      }),
   };
 }

@@ -1,5 +1,5 @@
 import type { ModelInfo, ModelProvider } from '@hal-ai/spec';
-import { createProviderCall, sendProviderRequest } from '../shared/http-client.js';
+import { collectPages, getProviderJson } from '../shared/http-client.js';
 import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
 import { badResponse } from '../shared/provider-error.js';
 import { GeminiLanguageModel } from './gemini-language-model.js';
@@ -48,22 +48,11 @@ export function createGemini(settings: GeminiProviderSettings = {}): ModelProvid
     provider: 'gemini',
     languageModel: (modelId) =>
       new GeminiLanguageModel(modelId.replace(/^models\//, ''), { baseUrl, headers, settings, generateId }),
-    async listModels(options = {}) {
-      const models: ModelInfo[] = [];
-      let pageToken: string | undefined;
-      for (let page = 0; page < 50; page += 1) {
+    listModels: (options = {}) =>
+      collectPages<ModelInfo>(async (pageToken) => {
         const query = new URLSearchParams({ pageSize: '1000', ...(pageToken ? { pageToken } : {}) });
-        const response = await sendProviderRequest(
-          createProviderCall({
-            provider: 'gemini',
-            url: `${joinUrl(baseUrl, '/v1beta/models')}?${query}`,
-            method: 'GET',
-            headers: headers(),
-            abortSignal: options.abortSignal,
-          }),
-          settings,
-        );
-        const json = (await response.json()) as {
+        const url = `${joinUrl(baseUrl, '/v1beta/models')}?${query}`;
+        const json = (await getProviderJson('gemini', url, headers(), settings, options.abortSignal)) as {
           models?: Array<{
             name?: string;
             displayName?: string;
@@ -73,6 +62,7 @@ export function createGemini(settings: GeminiProviderSettings = {}): ModelProvid
           nextPageToken?: string;
         };
         if (!json || typeof json !== 'object') throw badResponse('gemini', 'the model list is not an object');
+        const models: ModelInfo[] = [];
         for (const model of json.models ?? []) {
           if (typeof model.name !== 'string') continue;
           // Embedding-only and other models that cannot chat are not offered.
@@ -87,10 +77,7 @@ export function createGemini(settings: GeminiProviderSettings = {}): ModelProvid
             ...(typeof model.inputTokenLimit === 'number' ? { contextWindow: model.inputTokenLimit } : {}),
           });
         }
-        if (!json.nextPageToken) break;
-        pageToken = json.nextPageToken;
-      }
-      return models;
-    },
+        return { items: models, next: json.nextPageToken || undefined };
+      }),
   };
 }

@@ -1,5 +1,5 @@
 import { HalError, type ModelInfo, type ModelProvider } from '@hal-ai/spec';
-import { createProviderCall, sendProviderRequest } from '../shared/http-client.js';
+import { getProviderJson } from '../shared/http-client.js';
 import { definedHeaders, type HttpProviderSettings, joinUrl } from '../shared/http-settings.js';
 import { badResponse } from '../shared/provider-error.js';
 import {
@@ -57,17 +57,8 @@ export function createOpenAICompatible(settings: OpenAICompatibleProviderSetting
     provider,
     languageModel: (modelId) => new OpenAICompatibleLanguageModel(modelId, config),
     async listModels(options = {}) {
-      const response = await sendProviderRequest(
-        createProviderCall({
-          provider,
-          url: joinUrl(baseUrl, '/models'),
-          method: 'GET',
-          headers: headers(),
-          abortSignal: options.abortSignal,
-        }),
-        settings,
-      );
-      const json = (await response.json()) as {
+      const url = joinUrl(baseUrl, '/models');
+      const json = (await getProviderJson(provider, url, headers(), settings, options.abortSignal)) as {
         data?: Array<{ id?: string; name?: string; context_length?: number }>;
       };
       if (!Array.isArray(json?.data)) throw badResponse(provider, 'the model list has no data');

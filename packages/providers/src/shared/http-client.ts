@@ -27,6 +27,36 @@ export function createProviderCall(call: Omit<ProviderCall, 'secrets'>): Provide
   return { ...call, secrets: secretsOf(call.headers) };
 }
 
+/** @internal GETs a JSON document (a model list) with the provider's timeouts and retries. */
+export async function getProviderJson(
+  provider: string,
+  url: string,
+  headers: Record<string, string>,
+  settings: HttpProviderSettings,
+  abortSignal: AbortSignal | undefined,
+): Promise<unknown> {
+  const call = createProviderCall({ provider, url, method: 'GET', headers, abortSignal });
+  return (await sendProviderRequest(call, settings)).json();
+}
+
+/**
+ * @internal Reads a cursor-paginated list to its end. A page cap guards against a server that always answers that
+ * there is more.
+ */
+export async function collectPages<T>(
+  readPage: (cursor: string | undefined) => Promise<{ items: T[]; next?: string }>,
+): Promise<T[]> {
+  const items: T[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < 50; page += 1) {
+    const { items: pageItems, next } = await readPage(cursor);
+    items.push(...pageItems);
+    if (!next) break;
+    cursor = next;
+  }
+  return items;
+}
+
 /** @internal An accepted (2xx) response whose body is read with the idle timeout. */
 export interface ProviderResponse {
   headers: Record<string, string | string[] | undefined>;
