@@ -18,6 +18,7 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
+import { halMcpAttachment } from './mcp/mcp-attachment.js';
 import { createAppVault } from './secrets/index.js';
 
 /** Options of {@link startServer}. */
@@ -80,7 +81,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       fs.existsSync(mcpBin)
         ? {
             cli: {
-              mcp: { command: process.execPath, args: [mcpBin], env: { HAL_DATA_DIR: config.dataDir } },
+              mcp: (selection) => halMcpAttachment(deps, selection, { binPath: mcpBin }),
             },
           }
         : {},

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestSession } from '../../../test/foundation-harness.js';
+import type { AppDeps } from '../../deps.js';
+import { halMcpAttachment } from '../../mcp/mcp-attachment.js';
 import {
   type ConnectionsTestApp,
   createConnectionsTestApp,
@@ -30,7 +32,11 @@ beforeEach(async () => {
       env,
       homedir: home,
       statusTimeoutMs: 20_000,
-      mcp: { command: process.execPath, args: ['-e', 'process.exit(0)'] },
+      // The connection's tool preset decides which HAL tools the CLI may call through HAL's MCP server.
+      mcp: (selection) =>
+        halMcpAttachment({ config: { dataDir: root } } as Pick<AppDeps, 'config'>, selection, {
+          binPath: path.join(root, 'mcp-bin.js'),
+        }),
     },
   });
   session = await t.login();
@@ -108,8 +114,27 @@ describe('local CLI connections', () => {
       .trim()
       .split('\n')
       .map((line) => JSON.parse(line) as string[]);
-    // HAL's MCP server rides along on every CLI run.
+    // HAL's MCP server rides along on every CLI run, with the tools the connection's preset allows.
     expect(argv).toContain('--mcp-config');
     expect(argv?.[argv.indexOf('--model') + 1]).toBe('opus');
+    const allowedAll = argv?.[argv.indexOf('--allowedTools') + 1] ?? '';
+    expect(allowedAll).toContain('mcp__hal__hal_servers_list');
+    expect(allowedAll).toContain('mcp__hal__hal_server_isolate');
+
+    const id = created.body.connection.id;
+    const runArgv = async () => {
+      await (await t.connections.languageModel(id)).doGenerate({
+        prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+      });
+      const calls = fs.readFileSync(path.join(binDir, 'claude-calls.jsonl'), 'utf8').trim().split('\n');
+      return JSON.parse(calls.at(-1) ?? '[]') as string[];
+    };
+    await t.call('PATCH', api(`/connections/${id}`), session, { tools: { preset: 'read_only' } });
+    const readOnly = await runArgv();
+    const allowedRead = readOnly[readOnly.indexOf('--allowedTools') + 1] ?? '';
+    expect(allowedRead).toContain('mcp__hal__hal_servers_list');
+    expect(allowedRead).not.toContain('hal_server_isolate');
+    await t.call('PATCH', api(`/connections/${id}`), session, { tools: { preset: 'none' } });
+    expect(await runArgv()).not.toContain('--mcp-config');
   });
 });

@@ -40,6 +40,7 @@ import {
   type ModelProvider,
   type SecretView,
 } from '@hal-ai/spec';
+import type { ToolSelection } from '@hal-ai/tools';
 import type { Vault } from '@hal-ai/vault';
 import type { Selectable } from 'kysely';
 import { createIdGenerator, parseInput } from '../../core/core-support.js';
@@ -150,8 +151,12 @@ export interface ConnectionServiceOptions {
     spawn?: CliSpawn;
     /** Per status command. Default 15 000 ms. */
     statusTimeoutMs?: number;
-    /** HAL's MCP server, attached to every CLI run (read tools; approval requests for the rest). */
-    mcp?: CliMcpServer;
+    /**
+     * HAL's MCP server, attached to every CLI run (read tools; approval requests for the rest).
+     * A function receives the connection's tool selection, so its preset decides which HAL tools
+     * the CLI may call (`none` → no server).
+     */
+    mcp?: CliMcpServer | ((selection: ToolSelection) => CliMcpServer | undefined);
   };
   /** Provider first-byte timeout. Default `config.providerFirstByteTimeoutMs`. */
   firstByteTimeoutMs?: number;
@@ -461,6 +466,16 @@ export function createConnectionService(
     }
   }
 
+  /** The MCP attachment of a local CLI run, by the connection's tool selection. */
+  function cliMcp(row: Row): { mcp?: CliMcpServer } {
+    const mcp = options.cli?.mcp;
+    if (!mcp) return {};
+    if (typeof mcp !== 'function') return { mcp };
+    const tools = parseJson(row.tools, { preset: 'all', enabled: [] as string[] });
+    const attached = mcp({ preset: tools.preset as ToolSelection['preset'], enabled: tools.enabled ?? [] });
+    return attached ? { mcp: attached } : {};
+  }
+
   /** Builds the connection's provider; `used.tokens` receives the OAuth tokens it was built with. */
   async function buildProvider(row: Row, used: { tokens?: OAuthTokens } = {}): Promise<ModelProvider> {
     if (row.provider === 'local-cli') {
@@ -471,7 +486,7 @@ export function createConnectionService(
         env: cliEnv(),
         ...(options.cli?.homedir ? { homedir: options.cli.homedir } : {}),
         ...(options.cli?.spawn ? { spawn: options.cli.spawn } : {}),
-        ...(options.cli?.mcp ? { mcp: options.cli.mcp } : {}),
+        ...cliMcp(row),
       });
     }
     let credentials: { apiKey?: string; authToken?: string } = {};
