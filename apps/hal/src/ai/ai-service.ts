@@ -124,6 +124,23 @@ export function createAiService(settings: AiServiceSettings): AiService {
   };
   const skill = async () => settings.skill;
 
+  // The connections' views, read once and kept until the service reports a change: every post
+  // and every turn asks for participants, and each read was a query plus a view per connection.
+  let views: Promise<Map<string, Connection>> | undefined;
+  const connectionViews = (): Promise<Map<string, Connection>> => {
+    if (!views) {
+      const pending = Promise.resolve(connections.list()).then(
+        (list) => new Map(list.map((connection) => [connection.id, connection])),
+      );
+      views = pending;
+      // A failed read is not kept: the next call reads again.
+      pending.catch(() => {
+        if (views === pending) views = undefined;
+      });
+    }
+    return views;
+  };
+
   const participant = (connection: Connection): RoomParticipant => ({
     id: connection.id,
     name: connection.name,
@@ -149,11 +166,11 @@ export function createAiService(settings: AiServiceSettings): AiService {
     ...(settings.newId ? { newId: settings.newId } : {}),
     ...(settings.limits ? { limits: settings.limits } : {}),
     async resolveParticipant(connectionId) {
-      const connection = await connections.get(connectionId);
+      const connection = (await connectionViews()).get(connectionId);
       return connection ? participant(connection) : undefined;
     },
     async listParticipants() {
-      return (await connections.list()).map((connection) => ({
+      return [...(await connectionViews()).values()].map((connection) => ({
         id: connection.id,
         name: connection.name,
         active: connection.status === 'active',
@@ -220,6 +237,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
       return [unified, ...direct];
     });
   const unsubscribe = connections.onChange((event) => {
+    views = undefined;
     const { connection } = event;
     if (event.type === 'deleted' || connection.status !== 'active') engine.cancelTurnsOf(connection.id);
     const work =
