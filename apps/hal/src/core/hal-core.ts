@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
+import { HalError } from '@hal-ai/spec';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { AuditLog } from '../audit/types.js';
@@ -249,3 +250,12 @@ export function createHalCore(options: HalCoreOptions) {
 
 /** HAL's core API. */
 export type HalCore = ReturnType<typeof createHalCore>;
+
+/**
+ * The app's core, or `internal_error` when it is not running (the console and the AI tools cannot work
+ * without it).
+ */
+export function runningCore(holder: { core?: HalCore | undefined }): HalCore {
+  if (!holder.core) throw new HalError('internal_error', 'The HAL core is not running');
+  return holder.core;
+}

@@ -47,4 +47,10 @@ export {
   type SettingDefinition,
 } from './core-settings.js';
 export { type Actor, type CoreLogger, parseInput } from './core-support.js';
-export { createHalCore, type HalCore, type HalCoreOptions, LOCAL_SERVER_ID } from './hal-core.js';
+export {
+  createHalCore,
+  type HalCore,
+  type HalCoreOptions,
+  LOCAL_SERVER_ID,
+  runningCore,
+} from './hal-core.js';

@@ -55,15 +55,11 @@ export interface TestCoreOptions {
 }
 
 /** What {@link createLocalTestCore} builds a core over (an app's deps carry the same fields). */
-export interface LocalTestCoreSettings {
-  db: ReturnType<typeof openDatabase>['db'];
-  sqlite: ReturnType<typeof openDatabase>['sqlite'];
+export interface LocalTestCoreSettings
+  extends Pick<TestCore, 'db' | 'sqlite' | 'audit' | 'dataDir'>,
+    Pick<TestCoreOptions, 'wrapLocal'> {
   clock: Clock;
-  audit: AuditLog;
-  dataDir: string;
   hostname: string;
-  /** Wrap the local agent (e.g. to block a step). */
-  wrapLocal?: (agent: NodeAgent) => NodeAgent;
 }
 
 /**

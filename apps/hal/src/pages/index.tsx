@@ -1,11 +1,10 @@
-import { HalError } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { verifyAuditChain } from '../audit/audit-log.js';
 import type { ServerMetrics } from '../core/agent.js';
 import type { JOB_STATES } from '../core/core-schemas.js';
-import { type HalCore, LOCAL_SERVER_ID } from '../core/hal-core.js';
+import { type HalCore, LOCAL_SERVER_ID, runningCore } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { renderPage } from './pages-actions.js';
@@ -48,10 +47,7 @@ function query(c: Ctx, name: string): string | undefined {
  */
 export function createPages(deps: AppDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
-  const core = (): HalCore => {
-    if (!deps.core) throw new HalError('internal_error', 'The HAL core is not running');
-    return deps.core;
-  };
+  const core = (): HalCore => runningCore(deps);
 
   /** A GET page: renders the view, or the layout with the error's message and code. */
   function page(title: string, section: Section, build: (c: Ctx) => Promise<Child>) {

@@ -36,7 +36,7 @@ import {
   SettingsSetArgs,
 } from '../core/core-schemas.js';
 import { parseInput } from '../core/core-support.js';
-import type { HalCore } from '../core/hal-core.js';
+import { type HalCore, runningCore } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { pageAction, withNotice } from './pages-actions.js';
@@ -63,10 +63,7 @@ function pick(
  * identifiers to `threeStep`.
  */
 export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
-  const core = (): HalCore => {
-    if (!deps.core) throw new HalError('internal_error', 'The HAL core is not running');
-    return deps.core;
-  };
+  const core = (): HalCore => runningCore(deps);
   const actor = (c: Ctx) => `operator:${c.get('operator').id}` as const;
   const param = (c: Ctx, name: string) => c.req.param(name) ?? '';
 

@@ -38,7 +38,7 @@ import {
   SettingsSetArgs,
 } from '../core/core-schemas.js';
 import { parseInput } from '../core/core-support.js';
-import type { HalCore } from '../core/hal-core.js';
+import { type HalCore, runningCore } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { requireRecent } from '../http/require-recent.js';
@@ -94,10 +94,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const write = requireRecent(deps);
 
-  const core = (): HalCore => {
-    if (!deps.core) throw new HalError('internal_error', 'The HAL core is not running');
-    return deps.core;
-  };
+  const core = (): HalCore => runningCore(deps);
   const actor = (c: Ctx) => `operator:${c.get('operator').id}` as const;
 
   async function confirm(

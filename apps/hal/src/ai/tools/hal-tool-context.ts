@@ -1,6 +1,6 @@
-import { type Action, HalError } from '@hal-ai/spec';
+import type { Action } from '@hal-ai/spec';
 import type { AuditActor, AuditLog } from '../../audit/types.js';
-import type { HalCore } from '../../core/hal-core.js';
+import { type HalCore, runningCore } from '../../core/hal-core.js';
 import type { AppDeps } from '../../deps.js';
 import { type HealthReport, readHealth } from '../../routes/health.js';
 import { loadSkill } from '../skill.js';
@@ -51,9 +51,8 @@ export interface HalToolContextSettings {
  * await executeTool(createHalTools(), 'hal_servers_list', {}, context);
  */
 export function createHalToolContext(deps: AppDeps, settings: HalToolContextSettings): HalToolContext {
-  if (!deps.core) throw new HalError('internal_error', 'The HAL core is not running');
   return {
-    core: deps.core,
+    core: runningCore(deps),
     actor: settings.actor,
     actions: settings.actions,
     skill: settings.skill ?? (() => loadSkill()),
