@@ -327,6 +327,18 @@ describe('proposals', () => {
     });
     expect(action).toMatchObject({ risk: 'high', identifiers: [serverId] });
 
+    // Malformed confirmations are refused before anything else.
+    for (const bad of [
+      { zzz: 1 },
+      { confirmToken: 5 },
+      { confirmImpact: 'yes' },
+      { confirmIdentifiers: [1] },
+    ]) {
+      const refused = await t.call('POST', ai(`/actions/${action.id}/approve`), bad);
+      expect(refused.status, JSON.stringify(bad)).toBe(400);
+      expect(refused.body.error.code).toBe('validation_failed');
+    }
+
     const first = await t.call('POST', ai(`/actions/${action.id}/approve`), {});
     expect(first.status).toBe(409);
     expect(first.body.error).toMatchObject({ code: 'three_step_required', identifiers: [serverId] });
@@ -350,6 +362,34 @@ describe('proposals', () => {
     expect(done.status).toBe(200);
     expect(done.body.action.status).toBe('executed');
     expect((await t.call('GET', `/ops/api/hal/servers/${serverId}`)).body.server.state).toBe('isolated');
+    // Decided is decided: the answer is action_not_pending, not the isolated server's own state error.
+    for (const again of [{}, { ...confirm, confirmIdentifiers: [serverId] }]) {
+      const repeated = await t.call('POST', ai(`/actions/${action.id}/approve`), again);
+      expect(repeated.status).toBe(409);
+      expect(repeated.body.error.code).toBe('action_not_pending');
+    }
+  });
+
+  it('refuses unknown fields on message, rename and reject bodies without storing anything', async () => {
+    const { unified, gpt } = await rooms();
+    const message = await post(unified.id, 'hi', undefined);
+    expect(message.status).toBe(202);
+    await t.ai.engine.idle();
+    const before = (await messages(unified.id)).messages.length;
+    const extra = await t.call('POST', ai(`/rooms/${unified.id}/messages`), { text: 'hi', zz: 1 });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error).toMatchObject({ code: 'validation_failed', issues: [{ path: 'zz' }] });
+    const wrongType = await t.call('POST', ai(`/rooms/${unified.id}/messages`), { text: 5 });
+    expect(wrongType.body.error.message).toMatch(/string/);
+    expect((await messages(unified.id)).messages).toHaveLength(before);
+    const rename = await t.call('PATCH', ai(`/rooms/${gpt.id}`), { title: 'x', zz: 1 });
+    expect(rename.status).toBe(400);
+    const action = await propose(gpt.id, 'hal_incident_open', incidentArgs);
+    const reject = await t.call('POST', ai(`/actions/${action.id}/reject`), { reason: 'no', zz: 1 });
+    expect(reject.status).toBe(400);
+    expect((await t.call('GET', ai(`/rooms/${gpt.id}/messages?after=0`))).body.actions[0].status).toBe(
+      'proposed',
+    );
   });
 
   it('executes exactly once under 50 parallel approvals', async () => {

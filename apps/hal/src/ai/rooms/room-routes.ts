@@ -28,6 +28,47 @@ function invalid(field: string, message: string): HalError {
   return new HalError('validation_failed', message, { details: { issues: [{ path: field, message }] } });
 }
 
+/** Refuses keys a route does not take, so a misspelt field is an error rather than silently ignored. */
+function allowOnly(body: Record<string, unknown>, keys: readonly string[]): void {
+  const unknown = Object.keys(body).filter((key) => !keys.includes(key));
+  if (unknown.length > 0) {
+    throw new HalError(
+      'validation_failed',
+      `Unknown field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`,
+      {
+        details: { issues: unknown.map((key) => ({ path: key, message: 'unknown field' })) },
+      },
+    );
+  }
+}
+
+/** The three-step confirmation fields of an approval, type-checked (their values are checked by threeStep). */
+const CONFIRMATION_KEYS = ['confirmToken', 'confirmImpact', 'confirmIdentifiers', 'confirmExecute'] as const;
+
+function checkConfirmationTypes(body: Record<string, unknown>): void {
+  allowOnly(body, CONFIRMATION_KEYS);
+  const issues: Array<{ path: string; message: string }> = [];
+  if (body.confirmToken !== undefined && typeof body.confirmToken !== 'string') {
+    issues.push({ path: 'confirmToken', message: 'must be a string' });
+  }
+  for (const key of ['confirmImpact', 'confirmExecute'] as const) {
+    if (body[key] !== undefined && typeof body[key] !== 'boolean')
+      issues.push({ path: key, message: 'must be true' });
+  }
+  const identifiers = body.confirmIdentifiers;
+  if (
+    identifiers !== undefined &&
+    (!Array.isArray(identifiers) || identifiers.some((identifier) => typeof identifier !== 'string'))
+  ) {
+    issues.push({ path: 'confirmIdentifiers', message: 'must be a list of strings' });
+  }
+  if (issues.length > 0) {
+    throw new HalError('validation_failed', `Invalid confirmation: ${issues.map((i) => i.path).join(', ')}`, {
+      details: { issues },
+    });
+  }
+}
+
 async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
   const text = await c.req.text();
   if (text.trim() === '') return {};
@@ -111,6 +152,7 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
   routes.patch('/rooms/:id', async (c) => {
     const ai = service(deps);
     const body = await jsonBody(c);
+    allowOnly(body, ['title']);
     const title = body.title ?? null;
     if (title !== null && (typeof title !== 'string' || title.length > MAX_TITLE_LENGTH)) {
       throw invalid('title', `title must be a string of at most ${MAX_TITLE_LENGTH} characters`);
@@ -129,8 +171,10 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
   routes.post('/rooms/:id/messages', async (c) => {
     const ai = service(deps);
     const body = await jsonBody(c);
+    allowOnly(body, ['text', 'context']);
     const text = body.text;
-    if (typeof text !== 'string' || text.trim() === '') throw invalid('text', 'text is required');
+    if (typeof text !== 'string') throw invalid('text', 'text must be a string');
+    if (text.trim() === '') throw invalid('text', 'text is required');
     if (text.length > MAX_TEXT_LENGTH) {
       throw invalid('text', `text must be at most ${MAX_TEXT_LENGTH} characters`);
     }
@@ -180,10 +224,15 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
         queue.push(frame);
         wake?.();
       };
-      stream.onAbort(() => {
+      const end = () => {
         closed = true;
         wake?.();
-      });
+      };
+      stream.onAbort(end);
+      // HAL is stopping: end the stream now (the client reconnects with Last-Event-ID), or
+      // server.close() would wait for every open panel to hang up.
+      if (ai.closing.aborted) end();
+      ai.closing.addEventListener('abort', end);
       // Replayed events are delivered synchronously inside subscribe, before any live one.
       const subscription = ai.events.subscribe(
         room.id,
@@ -197,7 +246,12 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
         push({
           event: 'resync',
           id: String(lastId),
-          data: JSON.stringify({ reason: 'gap', catchUp: `/ops/api/ai/rooms/${room.id}/messages?after=` }),
+          // The client knows its own last seq; it catches up from there (`?after=0` re-reads everything).
+          data: JSON.stringify({
+            reason: 'gap',
+            catchUp: `/ops/api/ai/rooms/${room.id}/messages`,
+            param: 'after',
+          }),
         });
       }
       const heartbeat = setInterval(() => push({ comment: 'heartbeat' }), heartbeatMs);
@@ -215,6 +269,7 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
           else await stream.writeSSE(frame);
         }
       } finally {
+        ai.closing.removeEventListener('abort', end);
         clearInterval(heartbeat);
         subscription.unsubscribe();
       }
@@ -225,10 +280,15 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
     const ai = service(deps);
     const actionId = c.req.param('id');
     const body = await jsonBody(c);
-    const description = await ai.engine.describeAction(actionId);
-    if (description.action.status !== 'proposed') {
-      throw new HalError('action_not_pending', `Action ${actionId} is ${description.action.status}`);
+    checkConfirmationTypes(body);
+    // The status comes first: describing a decided action would run its impact check against a
+    // target that has already changed and answer with that error instead of action_not_pending.
+    const stored = await ai.store.getAction(actionId);
+    if (!stored) throw new HalError('not_found', `No action ${actionId}`);
+    if (stored.status !== 'proposed') {
+      throw new HalError('action_not_pending', `Action ${actionId} is ${stored.status}`);
     }
+    const description = await ai.engine.describeAction(actionId);
     const operator = c.get('operator');
     if (description.action.risk === 'high') {
       await deps.threeStep.check({
@@ -250,6 +310,7 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
   routes.post('/actions/:id/reject', recent, async (c) => {
     const ai = service(deps);
     const body = await jsonBody(c);
+    allowOnly(body, ['reason']);
     const reason = body.reason ?? '';
     if (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH) {
       throw invalid('reason', `reason must be a string of at most ${MAX_REASON_LENGTH} characters`);
