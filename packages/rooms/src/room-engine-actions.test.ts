@@ -323,6 +323,9 @@ describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
       error: { code: 'interrupted' },
     });
     expect(await fixture.store.listTurns({ status: 'running' })).toEqual([]);
+    expect(fixture.audits).toContainEqual(
+      expect.objectContaining({ action: 'ai.turn.failed', actor: 'ai:claude', target: 'turn:t-old' }),
+    );
   });
 
   it('cancelTurnsOf stops a running turn', async () => {

@@ -1149,7 +1149,16 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
 
   const recoverInterrupted = async () => {
     const turns = await store.listTurns({ status: 'running' });
-    for (const turn of turns) await setTurnStatus(turn, 'interrupted', INTERRUPTED);
+    for (const turn of turns) {
+      await setTurnStatus(turn, 'interrupted', INTERRUPTED);
+      // A turn a restart cut off failed like any other: it leaves the same audit trail.
+      await audit({
+        action: 'ai.turn.failed',
+        actor: `ai:${turn.connectionId}`,
+        target: `turn:${turn.id}`,
+        details: { roomId: turn.roomId, error: INTERRUPTED },
+      });
+    }
     const messages = await store.listMessagesByStatus('streaming');
     for (const message of messages) {
       const updated = await store.updateMessage(message.id, { status: 'failed', error: INTERRUPTED });
