@@ -350,6 +350,10 @@ describe('/ops/api/ai/connections', () => {
       [openaiBody({ provider: 'other', baseUrl: undefined }), 'baseUrl'],
       [openaiBody({ baseUrl: 'http://user:pw@127.0.0.1/v1' }), 'baseUrl'],
       [openaiBody({ tools: { preset: 'everything' } }), 'tools.preset'],
+      [
+        openaiBody({ tools: { preset: 'custom', enabled: ['hal_servers_list', 'hal_nope'] } }),
+        'tools.enabled.1',
+      ],
       [{ provider: 'local-cli', name: 'x', auth: 'cli' }, 'cli.tool'],
       [openaiBody({ extra: true }), 'extra'],
     ];

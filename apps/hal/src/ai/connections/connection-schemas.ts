@@ -1,5 +1,6 @@
 import { TOOL_PRESETS } from '@hal-ai/spec';
 import * as v from 'valibot';
+import { HAL_TOOL_NAMES } from '../tools/index.js';
 
 /** Providers a connection may name. */
 export const CONNECTION_PROVIDERS = [
@@ -45,7 +46,8 @@ const identitySchema = v.strictObject({
 const toolsSchema = v.strictObject({
   preset: v.picklist(TOOL_PRESETS),
   enabled: v.optional(
-    v.pipe(v.array(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]{0,63}$/))), v.maxLength(200)),
+    // Only tools HAL has: a misspelt name in a custom preset would otherwise silently enable nothing.
+    v.pipe(v.array(v.picklist(HAL_TOOL_NAMES, 'not a HAL tool')), v.maxLength(200)),
   ),
 });
 
@@ -65,7 +67,10 @@ const oauthSchema = v.strictObject({
 /** `POST /connections` body. */
 export const createConnectionSchema = v.strictObject({
   provider: v.picklist(CONNECTION_PROVIDERS),
-  name: v.pipe(v.string(), v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - and single spaces between words')),
+  name: v.pipe(
+    v.string(),
+    v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - and single spaces between words'),
+  ),
   auth: v.picklist(['api_key', 'oauth', 'cli']),
   apiKey: v.optional(secretSchema),
   baseUrl: v.optional(v.nullable(endpointSchema)),
@@ -79,7 +84,10 @@ export const createConnectionSchema = v.strictObject({
 /** `PATCH /connections/:id` body. */
 export const updateConnectionSchema = v.strictObject({
   name: v.optional(
-    v.pipe(v.string(), v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - and single spaces between words')),
+    v.pipe(
+      v.string(),
+      v.regex(CONNECTION_NAME_PATTERN, 'use 1–40 letters, digits, _ . - and single spaces between words'),
+    ),
   ),
   identity: v.optional(v.partial(identitySchema)),
   model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
