@@ -1,7 +1,7 @@
 import { HalError } from '@hal-ai/spec';
 import { sql } from 'kysely';
 import type { NodeAgent } from './agent.js';
-import { insertJob, type Job, type JobHandler } from './core-jobs.js';
+import { type Job, type JobHandler, queueAuditedJob } from './core-jobs.js';
 import { findRelease, hashFile } from './core-releases.js';
 import {
   type ArgsOf,
@@ -280,7 +280,7 @@ export function createDeploymentHandlers(
 
 /** Deployment requests: each validates now, then queues a job (answer `202 {job}`). */
 export function createDeploymentFunctions(ctx: CoreContext, wake: () => void) {
-  const { db, audit } = ctx;
+  const { db } = ctx;
   return {
     /** Desired vs actual per server and module. */
     async list(
@@ -326,7 +326,7 @@ export function createDeploymentFunctions(ctx: CoreContext, wake: () => void) {
     async deploy(actor: Actor, input: ArgsOf<typeof DeployArgs>): Promise<{ job: Job }> {
       const args = parseInput(DeployArgs, input);
       refuseSelf(args.module);
-      const job = await db.transaction().execute(async (trx) => {
+      return queueAuditedJob(ctx, wake, actor, 'deploy.request', async (trx) => {
         const server = await requireDeployableServer(trx, args.serverId);
         const release = await requireApprovedRelease(trx, args.module, args.version);
         const before = await trx
@@ -351,37 +351,27 @@ export function createDeploymentFunctions(ctx: CoreContext, wake: () => void) {
               .doUpdateSet({ desired_version: args.version, updated_at: ctx.nowIso() }),
           )
           .execute();
-        const job = await insertJob(ctx, trx, actor, {
-          type: 'deploy',
-          target: `server:${server.id}`,
-          args: { module: args.module, version: args.version, serverId: server.id, releaseId: release.id },
-          reason: args.reason ?? null,
-        });
-        await audit.append(
-          {
-            actor,
-            action: 'deploy.request',
+        return {
+          job: {
+            type: 'deploy',
             target: `server:${server.id}`,
-            details: {
-              module: args.module,
-              before: { desiredVersion: before?.desired_version ?? null },
-              after: { desiredVersion: args.version },
-              jobId: job.id,
-            },
+            args: { module: args.module, version: args.version, serverId: server.id, releaseId: release.id },
+            reason: args.reason ?? null,
           },
-          trx,
-        );
-        return job;
+          details: {
+            module: args.module,
+            before: { desiredVersion: before?.desired_version ?? null },
+            after: { desiredVersion: args.version },
+          },
+        };
       });
-      wake();
-      return { job };
     },
 
     /** Rolls a module on a server back to its previous version (never `hal`). */
     async rollback(actor: Actor, input: ArgsOf<typeof RollbackArgs>): Promise<{ job: Job }> {
       const args = parseInput(RollbackArgs, input);
       refuseSelf(args.module);
-      const job = await db.transaction().execute(async (trx) => {
+      return queueAuditedJob(ctx, wake, actor, 'deploy.rollback', async (trx) => {
         const server = await requireDeployableServer(trx, args.serverId);
         const current = await trx
           .selectFrom('deployments')
@@ -389,78 +379,54 @@ export function createDeploymentFunctions(ctx: CoreContext, wake: () => void) {
           .where('server_id', '=', server.id)
           .where('module', '=', args.module)
           .executeTakeFirst();
-        const job = await insertJob(ctx, trx, actor, {
-          type: 'rollback',
-          target: `server:${server.id}`,
-          args: { module: args.module, serverId: server.id },
-          reason: args.reason ?? null,
-        });
-        await audit.append(
-          {
-            actor,
-            action: 'deploy.rollback',
+        return {
+          job: {
+            type: 'rollback',
             target: `server:${server.id}`,
-            details: {
-              module: args.module,
-              before: {
-                actualVersion: current?.actual_version ?? null,
-                previousVersion: current?.previous_version ?? null,
-              },
-              jobId: job.id,
+            args: { module: args.module, serverId: server.id },
+            reason: args.reason ?? null,
+          },
+          details: {
+            module: args.module,
+            before: {
+              actualVersion: current?.actual_version ?? null,
+              previousVersion: current?.previous_version ?? null,
             },
           },
-          trx,
-        );
-        return job;
+        };
       });
-      wake();
-      return { job };
     },
 
     /** Brings actual state to desired state on one server, or on every active server. */
     async reconcile(actor: Actor, input: ArgsOf<typeof ReconcileArgs> = {}): Promise<{ job: Job }> {
       const args = parseInput(ReconcileArgs, input);
-      const job = await db.transaction().execute(async (trx) => {
+      return queueAuditedJob(ctx, wake, actor, 'deploy.reconcile', async (trx) => {
         if (args.serverId) await requireDeployableServer(trx, args.serverId);
-        const job = await insertJob(ctx, trx, actor, {
-          type: 'reconcile',
-          target: args.serverId ? `server:${args.serverId}` : 'servers:all',
-          args: args.serverId ? { serverId: args.serverId } : {},
-          reason: args.reason ?? null,
-        });
-        await audit.append(
-          { actor, action: 'deploy.reconcile', target: job.target, details: { jobId: job.id } },
-          trx,
-        );
-        return job;
+        return {
+          job: {
+            type: 'reconcile',
+            target: args.serverId ? `server:${args.serverId}` : 'servers:all',
+            args: args.serverId ? { serverId: args.serverId } : {},
+            reason: args.reason ?? null,
+          },
+        };
       });
-      wake();
-      return { job };
     },
 
     /** Checks a module's health on a server (a job, so the check and its answer are on record). */
     async health(actor: Actor, input: ArgsOf<typeof ModuleHealthArgs>): Promise<{ job: Job }> {
       const args = parseInput(ModuleHealthArgs, input);
-      const job = await db.transaction().execute(async (trx) => {
+      return queueAuditedJob(ctx, wake, actor, 'module.health', async (trx) => {
         await requireDeployableServer(trx, args.serverId);
-        const job = await insertJob(ctx, trx, actor, {
-          type: 'module_health',
-          target: `server:${args.serverId}`,
-          args: { module: args.module, serverId: args.serverId },
-        });
-        await audit.append(
-          {
-            actor,
-            action: 'module.health',
+        return {
+          job: {
+            type: 'module_health',
             target: `server:${args.serverId}`,
-            details: { module: args.module, jobId: job.id },
+            args: { module: args.module, serverId: args.serverId },
           },
-          trx,
-        );
-        return job;
+          details: { module: args.module },
+        };
       });
-      wake();
-      return { job };
     },
   };
 }

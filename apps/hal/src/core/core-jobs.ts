@@ -99,6 +99,31 @@ export interface NewJob {
   parentJobId?: string | null;
 }
 
+/**
+ * Queues a job and its audit entry (`action` on the job's target) in one transaction, then wakes the runner.
+ * `prepare` makes the refusals and the changes that go with the job, and names the audit details; the
+ * entry's details end with the new job's id.
+ */
+export async function queueAuditedJob(
+  ctx: CoreContext,
+  wake: () => void,
+  actor: Actor,
+  action: string,
+  prepare: (trx: Executor) => Promise<{ job: NewJob; details?: Record<string, unknown> }>,
+): Promise<{ job: Job }> {
+  const job = await ctx.db.transaction().execute(async (trx) => {
+    const prepared = await prepare(trx);
+    const job = await insertJob(ctx, trx, actor, prepared.job);
+    await ctx.audit.append(
+      { actor, action, target: job.target, details: { ...prepared.details, jobId: job.id } },
+      trx,
+    );
+    return job;
+  });
+  wake();
+  return { job };
+}
+
 /** Inserts a queued job (inside the caller's transaction, next to its audit entry). */
 export async function insertJob(ctx: CoreContext, trx: Executor, actor: Actor, job: NewJob): Promise<Job> {
   const row = await trx

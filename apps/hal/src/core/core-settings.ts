@@ -3,7 +3,7 @@ import path from 'node:path';
 import { HalError } from '@hal-ai/spec';
 import type * as v from 'valibot';
 import type { JobHandler } from './core-jobs.js';
-import { insertJob, type Job } from './core-jobs.js';
+import { type Job, queueAuditedJob } from './core-jobs.js';
 import { type ArgsOf, SettingsApplyArgs, SettingsGetArgs, SettingsSetArgs } from './core-schemas.js';
 import { loadServer } from './core-servers.js';
 import { type Actor, type CoreContext, parseInput } from './core-support.js';
@@ -328,21 +328,16 @@ export function createSettingsFunctions(ctx: CoreContext, wake: () => void) {
     /** Queues a `settings_apply` job for one server or for HAL and every active server. */
     async apply(actor: Actor, input: ArgsOf<typeof SettingsApplyArgs> = {}): Promise<{ job: Job }> {
       const args = parseInput(SettingsApplyArgs, input);
-      const job = await db.transaction().execute(async (trx) => {
+      return queueAuditedJob(ctx, wake, actor, 'settings.apply', async (trx) => {
         if (args.serverId) await loadServer(trx, args.serverId);
-        const job = await insertJob(ctx, trx, actor, {
-          type: 'settings_apply',
-          target: args.serverId ? `server:${args.serverId}` : 'servers:all',
-          args: args.serverId ? { serverId: args.serverId } : {},
-        });
-        await audit.append(
-          { actor, action: 'settings.apply', target: job.target, details: { jobId: job.id } },
-          trx,
-        );
-        return job;
+        return {
+          job: {
+            type: 'settings_apply',
+            target: args.serverId ? `server:${args.serverId}` : 'servers:all',
+            args: args.serverId ? { serverId: args.serverId } : {},
+          },
+        };
       });
-      wake();
-      return { job };
     },
 
     /** Raw effective values for a server, confidential keys left out (what apply renders). */
