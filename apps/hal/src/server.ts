@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,9 +37,16 @@ export interface RunningServer {
   url: string;
   port: number;
   deps: AppDeps;
-  /** Stops accepting connections, waits for open ones, closes the database. */
+  /**
+   * Stops promptly: stops accepting connections, ends the live event streams and running turns,
+   * closes keep-alive sockets as they go idle, cuts whatever is still open after
+   * {@link SHUTDOWN_GRACE_MS}, then stops the core and closes the database.
+   */
   close(): Promise<void>;
 }
+
+/** How long a shutdown waits for in-flight requests before cutting their connections. */
+export const SHUTDOWN_GRACE_MS = 3_000;
 
 /** The database file inside the data folder. */
 export function databasePath(dataDir: string): string {
@@ -141,12 +149,22 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       deps,
       close() {
         closing ??= (async () => {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            // Idle keep-alive sockets would hold close() open forever.
-            if ('closeIdleConnections' in server) server.closeIdleConnections();
-          });
-          await deps.ai?.close();
+          const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+          // Open SSE streams never end by themselves and running turns wait on a provider: both
+          // used to hold server.close() open until every client hung up (tens of seconds).
+          const aiClosed = deps.ai?.close();
+          const http = server as Partial<Pick<HttpServer, 'closeIdleConnections' | 'closeAllConnections'>>;
+          // A socket whose response just ended stays open for keep-alive: close idle ones as they appear.
+          http.closeIdleConnections?.();
+          const sweep = setInterval(() => http.closeIdleConnections?.(), 50);
+          const cut = setTimeout(() => http.closeAllConnections?.(), SHUTDOWN_GRACE_MS);
+          try {
+            await stopped;
+          } finally {
+            clearInterval(sweep);
+            clearTimeout(cut);
+          }
+          await aiClosed;
           await core.stop();
           await database.close();
         })();

@@ -71,7 +71,12 @@ export interface AiService {
   listRooms(): Promise<Room[]>;
   /** Turns currently running in a room (`pending` of the messages route). */
   pendingTurns(roomId: string): Promise<number>;
-  /** Stops following connection changes, cancels running turns and waits for background work. */
+  /**
+   * Aborted when {@link AiService.close} starts: long-lived readers (the SSE event streams) end
+   * on it, so a shutdown does not wait for clients to hang up.
+   */
+  readonly closing: AbortSignal;
+  /** Ends live streams, stops following connection changes, cancels running turns and waits for background work. */
   close(): Promise<void>;
 }
 
@@ -247,16 +252,19 @@ export function createAiService(settings: AiServiceSettings): AiService {
     work.catch((error) => deps.logger.error({ err: error }, 'room sync failed'));
   });
 
+  const shutdown = new AbortController();
   return {
     engine,
     store,
     events,
     connections,
+    closing: shutdown.signal,
     listRooms: syncRooms,
     async pendingTurns(roomId) {
       return (await store.listTurns({ status: 'running', roomId })).length;
     },
     async close() {
+      shutdown.abort();
       unsubscribe();
       // A shutdown must not wait for a stalled provider: running turns end as cancelled.
       for (const connection of await connections.list().catch(() => [])) engine.cancelTurnsOf(connection.id);
