@@ -120,6 +120,22 @@ describe('openai-compatible request bodies and presets', () => {
     expect(parts.at(-1)).toMatchObject({ usage: { inputTokens: 10, outputTokens: 1, totalTokens: 11 } });
   });
 
+  it('leaves no idle timer behind once a stream has finished', async () => {
+    // A leaked idle timer keeps a process (e.g. `hal serve` shutting down) alive for a whole idle timeout.
+    const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;
+    const model = createOpenAI({ apiKey, baseUrl: fake.baseUrl, idleTimeoutMs: 600_000 }).languageModel(
+      'gpt-test',
+    );
+    const before = timers();
+    for (let i = 0; i < 5; i++) {
+      fake.enqueue({ text: `answer ${i}`, chunks: 3 });
+      const parts = await collectStreamParts((await model.doStream({ prompt })).stream);
+      expect(streamedText(parts)).toBe(`answer ${i}`);
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(timers()).toBeLessThan(before + 5);
+  });
+
   it('generates without streaming, parsing tool arguments', async () => {
     fake.enqueue({ toolCall: { name: 'weather', input: { city: 'Busan' }, id: 'call_7' } });
     const result = await createOpenAI({ apiKey, baseUrl: fake.baseUrl })

@@ -68,6 +68,7 @@ export function createPartStream(
       (error.code === 'provider_unavailable' || error.code === 'provider_rate_limited');
     if (!retry || outputSent || !retryable || retry.remaining <= 0 || finished) return false;
     response.release();
+    void chunks.return(undefined).catch(() => undefined);
     retry.remaining -= 1;
     await retry.sleep(retryDelayMs(undefined, streamRetries));
     streamRetries += 1;
@@ -103,6 +104,9 @@ export function createPartStream(
           }
           controller.close();
           response.release();
+          // Close the body iterator too: its `finally` clears the idle timer, which would otherwise keep the
+          // process alive for a whole idle timeout after every answer that ends before the body does.
+          void chunks.return(undefined).catch(() => undefined);
         };
         const failOrRetry = async (error: unknown): Promise<boolean> => {
           try {
