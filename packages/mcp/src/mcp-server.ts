@@ -132,13 +132,14 @@ export function createHalMcpServer<C>(settings: HalMcpServerSettings<C>): Server
       logger.warn('unknown tool', { tool: name.slice(0, 64), clientName });
       return errorResult('not_found', `Unknown tool ${JSON.stringify(name.slice(0, 64))}`);
     }
-    const validated = validateArgs(tool, input);
-    if (!validated.ok) {
-      return errorResult('validation_failed', `Invalid arguments for "${tool.name}"`, {
-        issues: validated.issues,
-      });
-    }
     if (tool.risk !== 'read') {
+      // Only write/high calls validate here: a read call is validated once, by executeTool below.
+      const validated = validateArgs(tool, input);
+      if (!validated.ok) {
+        return errorResult('validation_failed', `Invalid arguments for "${tool.name}"`, {
+          issues: validated.issues,
+        });
+      }
       try {
         const { actionId } = await onApprovalRequest({
           tool: tool.name,
@@ -166,6 +167,11 @@ export function createHalMcpServer<C>(settings: HalMcpServerSettings<C>): Server
     const outcome = await executeTool(registry, tool.name, input, context, selection);
     if (!outcome.ok) {
       logger.warn('tool failed', { tool: tool.name, code: outcome.error.code });
+      if (outcome.error.code === 'validation_failed') {
+        return errorResult('validation_failed', `Invalid arguments for "${tool.name}"`, {
+          issues: outcome.error.issues ?? [],
+        });
+      }
       return toolResult({ error: outcome.error }, true);
     }
     return toolResult(outcome.output, false);
