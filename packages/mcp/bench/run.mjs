@@ -52,30 +52,39 @@ async function bench(server) {
   try {
     const first = await connection.client.callTool(server.call);
     if (first.isError) throw new Error(`${server.name}: ${JSON.stringify(first)}`);
-    for (let index = 0; index < 50; index++) await connection.client.listTools(); // warm-up
+    // Warm-up of both paths, so neither server pays for the shared client's JIT warm-up.
+    for (let index = 0; index < 200; index++) await connection.client.listTools();
+    for (let index = 0; index < 200; index++) await connection.client.callTool(server.call);
     const list = [];
     for (let index = 0; index < CALLS; index++) list.push(await timed(() => connection.client.listTools()));
     const call = [];
     for (let index = 0; index < CALLS; index++)
       call.push(await timed(() => connection.client.callTool(server.call)));
     const { tools } = await connection.client.listTools();
-    return {
-      server: server.name,
-      tools: tools.length,
-      coldStart: stats(cold),
-      toolsList: stats(list),
-      toolsCall: stats(call),
-    };
+    return { server: server.name, tools: tools.length, samples: { cold, list, call } };
   } finally {
     await connection.close();
   }
 }
 
-const results = [];
-for (const server of servers) {
+// A-B-B-A: each server is measured once early and once late in the run, so drift of the machine or the
+// client process (JIT, GC) falls on both alike; the two passes' samples are pooled per server.
+const passes = [];
+for (const server of [...servers, ...[...servers].reverse()]) {
   process.stderr.write(`bench: ${server.name}…\n`);
-  results.push(await bench(server));
+  passes.push(await bench(server));
 }
+const results = servers.map((server) => {
+  const mine = passes.filter((pass) => pass.server === server.name);
+  const pool = (key) => stats(mine.flatMap((pass) => pass.samples[key]));
+  return {
+    server: server.name,
+    tools: mine[0].tools,
+    coldStart: pool('cold'),
+    toolsList: pool('list'),
+    toolsCall: pool('call'),
+  };
+});
 const report = {
   date: new Date().toISOString(),
   node: process.version,
