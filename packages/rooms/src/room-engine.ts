@@ -7,6 +7,7 @@ import {
   type RoomEvent,
   type RoomMessage,
   type StreamPart,
+  type ToolRisk,
   type TurnStatus,
   type Usage,
 } from '@hal-ai/spec';
@@ -35,6 +36,7 @@ import {
 } from './room-slash-commands.js';
 import {
   type ActionRecord,
+  type NewActionRecord,
   type NewRoomMessage,
   type RoomStore,
   type TurnRecord,
@@ -260,6 +262,39 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       // A failing error reporter must not break a turn.
     }
   };
+  /**
+   * A proposal as it is stored, immutable from here on: validated arguments with their canonical
+   * form and hash (approval re-checks them), the identifiers an operator retypes, and its expiry.
+   */
+  const newProposal = (
+    tool: { name: string; risk: ToolRisk; identifiers?: (args: unknown) => string[] },
+    args: unknown,
+    origin: Pick<
+      NewActionRecord,
+      'roomId' | 'connectionId' | 'source' | 'toolCallId' | 'turnId' | 'clientName'
+    >,
+  ): NewActionRecord => {
+    const created = clock();
+    return {
+      id: newId(),
+      ...origin,
+      tool: tool.name,
+      args,
+      risk: tool.risk,
+      identifiers: tool.identifiers?.(args) ?? [],
+      status: 'proposed',
+      createdAt: created.toISOString(),
+      decidedBy: null,
+      decidedAt: null,
+      result: null,
+      error: null,
+      argsCanonical: canonicalArgs(args),
+      argsHash: argsHash(args),
+      expiresAt: new Date(created.getTime() + proposalTtlMs).toISOString(),
+      reason: null,
+    };
+  };
+
   const audit = async (entry: RoomAuditEntry) => {
     try {
       await settings.onAudit?.(entry);
@@ -635,30 +670,16 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         }),
       };
     }
-    const created = clock();
-    const action = await store.createAction({
-      id: newId(),
-      roomId: state.roomId,
-      connectionId: participant.id,
-      source: 'model',
-      tool: tool.name,
-      args: validated.value,
-      risk: tool.risk,
-      identifiers: tool.identifiers?.(validated.value) ?? [],
-      status: 'proposed',
-      createdAt: created.toISOString(),
-      decidedBy: null,
-      decidedAt: null,
-      result: null,
-      error: null,
-      argsCanonical: canonicalArgs(validated.value),
-      argsHash: argsHash(validated.value),
-      expiresAt: new Date(created.getTime() + proposalTtlMs).toISOString(),
-      toolCallId: call.toolCallId,
-      turnId: turn.id,
-      clientName: null,
-      reason: null,
-    });
+    const action = await store.createAction(
+      newProposal(tool, validated.value, {
+        roomId: state.roomId,
+        connectionId: participant.id,
+        source: 'model',
+        toolCallId: call.toolCallId,
+        turnId: turn.id,
+        clientName: null,
+      }),
+    );
     await audit({
       action: 'ai.action.propose',
       actor: `ai:${participant.id}`,
@@ -1064,30 +1085,16 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       });
     }
     const room = await store.ensureUnifiedRoom();
-    const created = clock();
-    const action = await store.createAction({
-      id: newId(),
-      roomId: room.id,
-      connectionId: null,
-      source: 'mcp',
-      tool: tool.name,
-      args: validated.value,
-      risk: tool.risk,
-      identifiers: tool.identifiers?.(validated.value) ?? [],
-      status: 'proposed',
-      createdAt: created.toISOString(),
-      decidedBy: null,
-      decidedAt: null,
-      result: null,
-      error: null,
-      argsCanonical: canonicalArgs(validated.value),
-      argsHash: argsHash(validated.value),
-      expiresAt: new Date(created.getTime() + proposalTtlMs).toISOString(),
-      toolCallId: null,
-      turnId: null,
-      clientName: input.clientName,
-      reason: null,
-    });
+    const action = await store.createAction(
+      newProposal(tool, validated.value, {
+        roomId: room.id,
+        connectionId: null,
+        source: 'mcp',
+        toolCallId: null,
+        turnId: null,
+        clientName: input.clientName,
+      }),
+    );
     await appendNote(
       room.id,
       `MCP client ${input.clientName} asks for approval to run ${tool.name} (${tool.risk}).`,
