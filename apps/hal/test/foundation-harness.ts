@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Hono } from 'hono';
 import { createApp } from '../src/app.js';
 import { createOperator } from '../src/auth/auth-operators.js';
 import { type HalConfig, loadConfig } from '../src/config.js';
@@ -8,7 +9,7 @@ import { createLocalTestCore } from '../src/core/test-helpers.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { type AppDeps, createDeps } from '../src/deps.js';
-import type { Operator } from '../src/http/env.js';
+import type { AppEnv, Operator } from '../src/http/env.js';
 import { createLogger } from '../src/logger.js';
 
 /** A cheap scrypt cost for test operators. */
@@ -67,6 +68,27 @@ export interface TestApp {
 }
 
 /** Options of {@link createTestApp}. */
+/**
+ * `app.request` that sends a session's cookie and CSRF token and encodes `json` bodies — what a
+ * signed-in browser does on every call.
+ */
+export function sessionRequest(app: { request: Hono<AppEnv>['request'] }): TestApp['request'] {
+  return (pathname, init = {}) => {
+    const { session, json, ...rest } = init;
+    const headers = new Headers(rest.headers);
+    if (session) {
+      headers.set('cookie', session.cookie);
+      if (!headers.has('x-csrf-token')) headers.set('x-csrf-token', session.csrfToken);
+    }
+    let body = rest.body;
+    if (json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(json);
+    }
+    return Promise.resolve(app.request(pathname, { ...rest, headers, body }));
+  };
+}
+
 export interface TestAppOptions {
   config?: Partial<HalConfig>;
   /**
@@ -116,20 +138,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const core = options.core ? deps.core : undefined;
   await core?.start();
 
-  const request: TestApp['request'] = (pathname, init = {}) => {
-    const { session, json, ...rest } = init;
-    const headers = new Headers(rest.headers);
-    if (session) {
-      headers.set('cookie', session.cookie);
-      if (!headers.has('x-csrf-token')) headers.set('x-csrf-token', session.csrfToken);
-    }
-    let body = rest.body;
-    if (json !== undefined) {
-      headers.set('content-type', 'application/json');
-      body = JSON.stringify(json);
-    }
-    return Promise.resolve(app.request(pathname, { ...rest, headers, body }));
-  };
+  const request = sessionRequest(app);
 
   return {
     app,

@@ -12,6 +12,7 @@ import {
   createManualClock,
   type ManualClock,
   sessionCookieFrom,
+  sessionRequest,
   TEST_SCRYPT_PARAMS,
   type TestSession,
 } from '../../../test/foundation-harness.js';
@@ -91,20 +92,7 @@ export async function createConnectionsTestApp(
   const bob = await createOperator({ ...deps, passwordParams: TEST_SCRYPT_PARAMS }, 'bob');
   const app = createApp(deps);
 
-  const request: ConnectionsTestApp['request'] = (pathname, init = {}) => {
-    const { session, json, ...rest } = init;
-    const headers = new Headers(rest.headers);
-    if (session) {
-      headers.set('cookie', session.cookie);
-      if (!headers.has('x-csrf-token')) headers.set('x-csrf-token', session.csrfToken);
-    }
-    let body = rest.body;
-    if (json !== undefined) {
-      headers.set('content-type', 'application/json');
-      body = JSON.stringify(json);
-    }
-    return Promise.resolve(app.request(pathname, { ...rest, headers, body }));
-  };
+  const request: ConnectionsTestApp['request'] = sessionRequest(app);
 
   return {
     deps,
