@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
+import { cachedStatements } from './statement-cache.js';
 
 /** An open HAL database: the kysely handle, the raw better-sqlite3 handle (for `.backup()`), and close. */
 export interface OpenDatabase {
@@ -12,7 +13,7 @@ export interface OpenDatabase {
 /**
  * Opens (creating if needed) a SQLite database for HAL: WAL so `hal mcp` can read while `hal serve`
  * writes, `synchronous = NORMAL` (no fsync per commit), a 5 s busy timeout for the moments both
- * write, and enforced foreign keys.
+ * write, enforced foreign keys, and prepared statements reused per SQL text (see `cachedStatements`).
  * Pass `':memory:'` in tests where the file is not the point.
  *
  * @example
@@ -28,7 +29,8 @@ export function openDatabase(file: string): OpenDatabase {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // Prepared statements are reused per SQL text: kysely would otherwise prepare every query again.
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
   let closed = false;
   return {
     db,
