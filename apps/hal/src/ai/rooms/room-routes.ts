@@ -2,9 +2,9 @@ import type { PageContext, RoomEventEnvelope } from '@hal-ai/rooms';
 import { SLASH_COMMANDS, toPublicAction } from '@hal-ai/rooms';
 import { HalError, type RoomEvent } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
-import { streamSSE } from 'hono/streaming';
 import type { AppDeps } from '../../deps.js';
 import type { AppEnv } from '../../http/env.js';
+import { eventStream, sseFrame } from '../../http/event-stream.js';
 import { requireRecent } from '../../http/require-recent.js';
 import { readConfirmation } from '../../http/three-step.js';
 import type { AiService } from '../ai-service.js';
@@ -179,10 +179,10 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
       throw invalid('text', `text must be at most ${MAX_TEXT_LENGTH} characters`);
     }
     const page = readPage(body.context);
-    const room = await requireRoom(ai, c.req.param('id'));
     const operator = c.get('operator');
+    // The engine reads the room (and answers not_found) itself: a second read here would cost every post.
     const result = await ai.engine.postMessage({
-      roomId: room.id,
+      roomId: c.req.param('id'),
       operator: { id: operator.id, username: operator.username },
       text,
       context: { page },
@@ -213,66 +213,35 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
     const cursor = c.req.header('last-event-id') ?? c.req.query('lastEventId');
     const afterId =
       cursor !== undefined && /^\d{1,20}$/.test(cursor.trim()) ? Number(cursor.trim()) : undefined;
-    c.header('Cache-Control', 'no-store');
-    c.header('X-Accel-Buffering', 'no');
-    return streamSSE(c, async (stream) => {
-      type Frame = { comment: string } | { event: string; id: string; data: string };
-      const queue: Frame[] = [];
-      let wake: (() => void) | undefined;
-      let closed = false;
-      const push = (frame: Frame) => {
-        queue.push(frame);
-        wake?.();
-      };
-      const end = () => {
-        closed = true;
-        wake?.();
-      };
-      stream.onAbort(end);
-      // HAL is stopping: end the stream now (the client reconnects with Last-Event-ID), or
-      // server.close() would wait for every open panel to hang up.
-      if (ai.closing.aborted) end();
-      ai.closing.addEventListener('abort', end);
-      // Replayed events are delivered synchronously inside subscribe, before any live one.
-      const subscription = ai.events.subscribe(
-        room.id,
-        afterId === undefined ? {} : { afterId },
-        (envelope: RoomEventEnvelope) =>
-          push({ event: envelope.event.type, id: String(envelope.id), data: eventData(envelope.event) }),
-      );
-      if (!subscription.replayed) {
-        // The cursor is older than the buffer: the client catches up through `messages?after`.
-        const lastId = ai.events.lastId(room.id) ?? afterId ?? 0;
-        push({
-          event: 'resync',
-          id: String(lastId),
-          // The client knows its own last seq; it catches up from there (`?after=0` re-reads everything).
-          data: JSON.stringify({
-            reason: 'gap',
-            catchUp: `/ops/api/ai/rooms/${room.id}/messages`,
-            param: 'after',
-          }),
-        });
-      }
-      const heartbeat = setInterval(() => push({ comment: 'heartbeat' }), heartbeatMs);
-      try {
-        while (!closed) {
-          const frame = queue.shift();
-          if (!frame) {
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-            });
-            wake = undefined;
-            continue;
-          }
-          if ('comment' in frame) await stream.write(`: ${frame.comment}\n\n`);
-          else await stream.writeSSE(frame);
+    return eventStream(c, {
+      heartbeatMs,
+      closing: ai.closing,
+      open(push) {
+        // Replayed events are delivered synchronously inside subscribe, before any live one.
+        const subscription = ai.events.subscribe(
+          room.id,
+          afterId === undefined ? {} : { afterId },
+          (envelope: RoomEventEnvelope) =>
+            push(sseFrame(envelope.event.type, String(envelope.id), eventData(envelope.event))),
+        );
+        if (!subscription.replayed) {
+          // The cursor is older than the buffer: the client catches up through `messages?after`.
+          const lastId = ai.events.lastId(room.id) ?? afterId ?? 0;
+          push(
+            sseFrame(
+              'resync',
+              String(lastId),
+              // The client knows its own last seq; it catches up from there (`?after=0` re-reads everything).
+              JSON.stringify({
+                reason: 'gap',
+                catchUp: `/ops/api/ai/rooms/${room.id}/messages`,
+                param: 'after',
+              }),
+            ),
+          );
         }
-      } finally {
-        ai.closing.removeEventListener('abort', end);
-        clearInterval(heartbeat);
-        subscription.unsubscribe();
-      }
+        return () => subscription.unsubscribe();
+      },
     });
   });
 
