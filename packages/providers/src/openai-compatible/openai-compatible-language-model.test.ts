@@ -172,3 +172,38 @@ describe('openai-compatible request bodies and presets', () => {
     expect(createOpenAICompatible({ baseUrl: fake.baseUrl }).provider).toBe('other');
   });
 });
+
+describe('openai-compatible connection reuse', () => {
+  it('keeps the connection when the body ends a little after `[DONE]`, instead of aborting it', async () => {
+    // Real providers often send the chunked terminator in its own packet, after the final event.
+    const { createServer } = await import('node:http');
+    let connections = 0;
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: { content: 'hi' }, finish_reason: null }] })}\n\n`,
+      );
+      response.write(
+        `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`,
+      );
+      setTimeout(() => response.end(), 30);
+    });
+    server.on('connection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as import('node:net').AddressInfo;
+      const model = createOpenAI({ apiKey: 'k', baseUrl: `http://127.0.0.1:${port}/v1` }).languageModel('m');
+      for (let index = 0; index < 3; index += 1) {
+        const parts = await collectStreamParts((await model.doStream({ prompt })).stream);
+        expect(streamedText(parts)).toBe('hi');
+        await new Promise((resolve) => setTimeout(resolve, 60));
+      }
+      expect(connections).toBe(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

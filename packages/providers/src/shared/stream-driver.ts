@@ -103,6 +103,13 @@ export function createPartStream(
             });
           }
           controller.close();
+          if (error === undefined && mapper.done) {
+            // The answer is complete but the body may not have ended yet (`data: [DONE]`, the chunked
+            // terminator). Reading that last bit lets undici return the socket to its pool; destroying the
+            // body instead aborts the request, closes the connection and builds an abort error every turn.
+            void drainRest(response, chunks);
+            return;
+          }
           response.release();
           // Close the body iterator too: its `finally` clears the idle timer, which would otherwise keep the
           // process alive for a whole idle timeout after every answer that ends before the body does.
@@ -159,6 +166,36 @@ export function createPartStream(
     },
     { highWaterMark: 0 },
   );
+}
+
+/** Most a finished answer's body may still carry before its connection is given up instead of reused. */
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+/** Longest wait for a finished answer's body to end. */
+const DRAIN_LIMIT_MS = 1_000;
+
+/**
+ * Reads what is left of a body whose answer is complete, so its keep-alive connection is reused. A body that
+ * carries more than {@link DRAIN_LIMIT_BYTES} or does not end within {@link DRAIN_LIMIT_MS} is released
+ * (destroyed) instead. Never throws; the body iterator is always closed (its `finally` clears the idle timer).
+ */
+async function drainRest(response: ProviderResponse, chunks: AsyncGenerator<Uint8Array>): Promise<void> {
+  const timer = setTimeout(() => response.release(), DRAIN_LIMIT_MS);
+  timer.unref();
+  let bytes = 0;
+  try {
+    for (;;) {
+      const next = await chunks.next();
+      if (next.done) return;
+      bytes += next.value.byteLength;
+      if (bytes > DRAIN_LIMIT_BYTES) return;
+    }
+  } catch {
+    // Released by the timer, or the connection broke: either way nothing is left to read.
+  } finally {
+    clearTimeout(timer);
+    response.release();
+    await chunks.return(undefined).catch(() => undefined);
+  }
 }
 
 /** @internal A stream of exactly one `error` part (a request the provider never accepted). */
