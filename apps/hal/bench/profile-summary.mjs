@@ -5,8 +5,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'bench-results', 'profiles');
+const args = process.argv.slice(2);
+const option = (name) => {
+  const index = args.indexOf(name);
+  if (index < 0) return undefined;
+  const [, value] = args.splice(index, 2);
+  return value;
+};
+const lastMs = Number(option('--last-ms') ?? Number.POSITIVE_INFINITY);
+const busyOnly = args.includes('--busy') && args.splice(args.indexOf('--busy'), 1).length > 0;
 const file =
-  process.argv[2] ??
+  args[0] ??
   readdirSync(dir)
     .filter((name) => name.endsWith('.cpuprofile'))
     .map((name) => join(dir, name))
@@ -18,9 +27,15 @@ for (const node of profile.nodes) for (const child of node.children ?? []) paren
 
 // Sample time per node: each sample lasts until the next one.
 const selfUs = new Map();
+const from = profile.endTime - lastMs * 1000;
+let at = profile.startTime;
 for (let index = 0; index < profile.samples.length; index += 1) {
+  at += profile.timeDeltas[index] ?? 0;
+  if (at < from) continue;
+  const id = profile.samples[index];
+  if (busyOnly && nodes.get(id).callFrame.functionName === '(idle)') continue;
   const delta = profile.timeDeltas[index + 1] ?? 0;
-  selfUs.set(profile.samples[index], (selfUs.get(profile.samples[index]) ?? 0) + delta);
+  selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
 }
 const totalUs = [...selfUs.values()].reduce((sum, value) => sum + value, 0);
 
