@@ -52,6 +52,30 @@ describe('postMessage in the unified room', () => {
     expect(fixture.model('off').calls).toHaveLength(0);
   });
 
+  it('starts the turns of a burst one per event-loop turn, so each request leaves before the next is built', async () => {
+    // A model call that, like undici on a reused keep-alive socket, writes its request from a setImmediate.
+    const log: string[] = [];
+    const sending = (name: string) => () => {
+      log.push(`build ${name}`);
+      setImmediate(() => log.push(`send ${name}`));
+      return textReply(`${name} here`);
+    };
+    const fixture = await createRoomFixture({
+      participants: [
+        { id: 'a', name: 'A', steps: [sending('a')] },
+        { id: 'b', name: 'B', steps: [sending('b')] },
+        { id: 'c', name: 'C', steps: [sending('c')] },
+      ],
+    });
+    await fixture.engine.postMessage({
+      roomId: fixture.unified.id,
+      operator: fixture.operator,
+      text: 'all?',
+    });
+    await fixture.engine.idle();
+    expect(log).toEqual(['build a', 'send a', 'build b', 'send b', 'build c', 'send c']);
+  });
+
   it('lists the participants once per post: its turns share that read', async () => {
     const fixture = await createRoomFixture({ participants: trio() });
     await fixture.engine.postMessage({

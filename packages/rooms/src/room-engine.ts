@@ -306,6 +306,39 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     const guarded = work.catch(reportError).finally(() => background.delete(guarded));
     background.add(guarded);
   };
+  /**
+   * Turns start in line, one per turn of the event loop. A burst of posts (64 panels at once) is read in ONE I/O
+   * phase, and everything a post's handler runs synchronously runs for all of them before any `setImmediate`
+   * callback — undici writes a request on a reused keep-alive socket only from such a callback (it first checks the
+   * idle socket, GHSA-35p6-xmwp-9g52). If each turn built and sent its model request inside its post, no request
+   * would leave before the whole burst was handled. In line, turn k's request is written right before turn k + 1
+   * starts, so the first model calls leave while later turns are still being prepared. One turn alone waits two
+   * loop turns (microseconds).
+   */
+  const startLine: Array<() => void> = [];
+  let lineMoving = false;
+  const nextInLine = () => {
+    const start = startLine.shift();
+    start?.();
+    if (startLine.length === 0) {
+      lineMoving = false;
+      return;
+    }
+    // Two hops: the request `start` queued (an immediate scheduled by its microtasks, after this callback) is
+    // written before the next turn's work begins.
+    setImmediate(() => setImmediate(nextInLine));
+  };
+  const inLine = (work: () => Promise<void>): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      startLine.push(() => {
+        work().then(resolve, reject);
+      });
+      if (!lineMoving) {
+        lineMoving = true;
+        setImmediate(nextInLine);
+      }
+    });
+
   const emitAction = (record: ActionRecord) =>
     emit(record.roomId, { type: 'action', action: toPublicAction(record) });
 
@@ -350,7 +383,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     emit(turn.roomId, { type: 'turn', turnId: turn.id, connectionId: turn.connectionId, status: 'running' });
     const controller = new AbortController();
     running.set(turn.id, { controller, connectionId: turn.connectionId, roomId: turn.roomId });
-    track(runTurn(turn, state, controller.signal).finally(() => running.delete(turn.id)));
+    track(inLine(() => runTurn(turn, state, controller.signal)).finally(() => running.delete(turn.id)));
     return { turnId: turn.id, connectionId: turn.connectionId };
   };
 
