@@ -1,5 +1,5 @@
 import { HalError, type RoomMessage } from '@hal-ai/spec';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRoomFixture, promptText } from './testing/room-fixture.js';
 import { textReply, toolCallReply } from './testing/scripted-language-model.js';
 
@@ -74,6 +74,40 @@ describe('postMessage in the unified room', () => {
     });
     await fixture.engine.idle();
     expect(log).toEqual(['build a', 'send a', 'build b', 'send b', 'build c', 'send c']);
+  });
+
+  it('reads the history once per post for all its turns, and sends each request before storing its placeholder', async () => {
+    const seen: Array<{ name: string; stored: number }> = [];
+    let fixture: Awaited<ReturnType<typeof createRoomFixture>> | undefined;
+    const noting = (name: string) => () => {
+      // What the room holds when the model is called: the operator's message, no placeholder yet.
+      const messages = fixture?.store.listMessages(fixture.unified.id);
+      void Promise.resolve(messages).then((list) => seen.push({ name, stored: list?.length ?? -1 }));
+      return textReply(`${name} here`);
+    };
+    fixture = await createRoomFixture({
+      participants: [
+        { id: 'a', name: 'A', steps: [noting('a')] },
+        { id: 'b', name: 'B', steps: [noting('b')] },
+      ],
+    });
+    const reads = vi.spyOn(fixture.store, 'listMessages');
+    await fixture.engine.postMessage({
+      roomId: fixture.unified.id,
+      operator: fixture.operator,
+      text: 'all?',
+    });
+    await fixture.engine.idle();
+    // One read for both turns' prompts (the spy also counts the two reads made by the models above).
+    expect(reads.mock.calls.filter(([, options]) => options?.limit !== undefined)).toHaveLength(1);
+    expect(seen.find((entry) => entry.name === 'a')?.stored).toBe(1);
+    const replies = (await fixture.store.listMessages(fixture.unified.id)).filter(
+      (m) => m.role === 'assistant',
+    );
+    expect(replies.map((m) => [m.connectionId, m.status, texts([m])[0]])).toEqual([
+      ['a', 'complete', 'a here'],
+      ['b', 'complete', 'b here'],
+    ]);
   });
 
   it('lists the participants once per post: its turns share that read', async () => {

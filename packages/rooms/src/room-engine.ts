@@ -204,6 +204,11 @@ interface TurnState {
    * instead of each listing them again (a relay, started later, lists them afresh).
    */
   participants?: RoomParticipantSummary[];
+  /**
+   * The room's history as the post left it, read once for all of a post's turns (their first model call):
+   * another turn's placeholder adds nothing to a prompt, so each turn reading it again would only repeat work.
+   */
+  history?: () => Promise<RoomMessage[]>;
 }
 
 interface StreamOutcome {
@@ -328,8 +333,18 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     // written before the next turn's work begins.
     setImmediate(() => setImmediate(nextInLine));
   };
-  const inLine = (work: () => Promise<void>): Promise<void> =>
-    new Promise<void>((resolve, reject) => {
+  // Whether a turn already started in this turn of the event loop (reset at its end).
+  let startedThisLoopTurn = false;
+  const inLine = (work: () => Promise<void>): Promise<void> => {
+    if (!lineMoving && !startedThisLoopTurn) {
+      // Nobody waiting: a single turn (the usual case) starts at once.
+      startedThisLoopTurn = true;
+      setImmediate(() => {
+        startedThisLoopTurn = false;
+      });
+      return work();
+    }
+    return new Promise<void>((resolve, reject) => {
       startLine.push(() => {
         work().then(resolve, reject);
       });
@@ -337,6 +352,16 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         lineMoving = true;
         setImmediate(nextInLine);
       }
+    });
+  };
+  /** Runs `work` once the model request started now has been written (see the line above), and returns its result. */
+  const afterDispatch = <T>(work: () => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      setImmediate(() =>
+        setImmediate(() => {
+          work().then(resolve, reject);
+        }),
+      );
     });
 
   const emitAction = (record: ActionRecord) =>
@@ -392,6 +417,8 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     model: LanguageModel,
     options: Parameters<LanguageModel['doStream']>[0],
     onDelta: (text: string) => void,
+    /** Stored while the request is on its way; nothing is read (no delta published) before it is. */
+    placeholder: Promise<unknown>,
   ): Promise<StreamOutcome> => {
     const blocks: ContentBlock[] = [];
     const toolCalls: StreamOutcome['toolCalls'] = [];
@@ -408,8 +435,17 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       else signal?.addEventListener('abort', onAbort, { once: true });
     });
     aborted.catch(() => undefined);
+    const opened = model.doStream(options);
     try {
-      const { stream } = await Promise.race([model.doStream(options), aborted]);
+      // A failed placeholder write is the turn's own failure (runTurn records it), not the model's.
+      await placeholder;
+    } catch (storeError) {
+      opened.then(({ stream }) => stream.cancel()).catch(() => undefined);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      throw storeError;
+    }
+    try {
+      const { stream } = await Promise.race([opened, aborted]);
       reader = stream.getReader();
       for (;;) {
         const { done, value: part } = await Promise.race([reader.read(), aborted]);
@@ -476,25 +512,36 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       });
       const tools = registry.declarations(participant.toolSelection);
 
+      let sharedHistory = state.history;
       for (;;) {
         if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
-        const history = await store.listMessages(state.roomId, { limit: historyMessages });
+        const history = sharedHistory
+          ? await sharedHistory()
+          : await store.listMessages(state.roomId, { limit: historyMessages });
+        // Later calls of this turn (after its read tools ran) need the room as it is then.
+        sharedHistory = undefined;
         const prompt = [
           { role: 'system' as const, content: system },
           ...buildHistory(history, { selfId: participant.id, nameOf: (id) => names.get(id) ?? id }),
         ];
-        const placeholder = await appendMessage({
-          roomId: state.roomId,
-          role: 'assistant',
-          connectionId: participant.id,
-          model: participant.modelId,
-          content: [],
-          status: 'streaming',
-          error: null,
-          relayDepth: state.relayDepth,
-          relayedFrom: state.relayedFrom,
-          usage: null,
-        });
+        // The model request goes out first; its streaming placeholder is stored while it travels (the first
+        // token is hundreds of ms away), so that write is not on the path to the model.
+        const placeholder = { id: newId() };
+        const stored = afterDispatch(() =>
+          appendMessage({
+            id: placeholder.id,
+            roomId: state.roomId,
+            role: 'assistant',
+            connectionId: participant.id,
+            model: participant.modelId,
+            content: [],
+            status: 'streaming',
+            error: null,
+            relayDepth: state.relayDepth,
+            relayedFrom: state.relayedFrom,
+            usage: null,
+          }),
+        );
         lastAssistantId = placeholder.id;
         const outcome = await consumeStream(
           participant.model,
@@ -511,6 +558,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
               connectionId: participant.id,
               text,
             }),
+          stored,
         );
 
         if (outcome.error) {
@@ -900,6 +948,11 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     // Addressing is checked before anything is stored: a refused message leaves no trace.
     const { targets, participants } = await resolveTargets(room, input.text);
     const message = await userMessage();
+    let historyRead: Promise<RoomMessage[]> | undefined;
+    const history = () => {
+      historyRead ??= store.listMessages(room.id, { limit: historyMessages });
+      return historyRead;
+    };
     const turns: PostMessageResult['turns'] = [];
     for (const participant of targets) {
       turns.push(
@@ -913,6 +966,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
           relayedFrom: null,
           relayedBy: null,
           triggerMessageId: message.id,
+          history,
           ...(participants ? { participants } : {}),
         }),
       );
