@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { createQueryCache } from '../db/compiled-queries.js';
 import type { Database } from '../db/schema.js';
 import type { Operator } from '../http/env.js';
 
@@ -60,6 +61,7 @@ export function createSessionStore(settings: SessionStoreSettings): SessionStore
   const { db, clock } = settings;
   const random = settings.random ?? randomBytes;
   const windowMs = settings.reauthWindowS * 1000;
+  const queries = createQueryCache();
 
   async function insert(
     operator: Operator,
@@ -95,20 +97,26 @@ export function createSessionStore(settings: SessionStoreSettings): SessionStore
     async resolve(token) {
       if (typeof token !== 'string' || token.length < 16 || token.length > 256) return null;
       const id = hashSessionToken(token);
-      const row = await db
-        .selectFrom('sessions')
-        .innerJoin('operators', 'operators.id', 'sessions.operator_id')
-        .select([
-          'sessions.id',
-          'sessions.csrf_token',
-          'sessions.last_seen_at',
-          'sessions.expires_at',
-          'sessions.recent_auth_until',
-          'operators.id as operator_id',
-          'operators.username',
-        ])
-        .where('sessions.id', '=', id)
-        .executeTakeFirst();
+      // Every request resolves its session: this query is compiled once.
+      const [row] = await queries.rows(
+        db,
+        'session by id',
+        (sessionId) =>
+          db
+            .selectFrom('sessions')
+            .innerJoin('operators', 'operators.id', 'sessions.operator_id')
+            .select([
+              'sessions.id',
+              'sessions.csrf_token',
+              'sessions.last_seen_at',
+              'sessions.expires_at',
+              'sessions.recent_auth_until',
+              'operators.id as operator_id',
+              'operators.username',
+            ])
+            .where('sessions.id', '=', sessionId),
+        [id],
+      );
       if (row === undefined) return null;
       const now = clock.now();
       const lastSeen = Date.parse(row.last_seen_at);

@@ -3,6 +3,7 @@ import type { ActionRecord, RoomStore, TurnRecord } from '@hal-ai/rooms';
 import { type ErrorInfo, HalError, type Room, type RoomMessage } from '@hal-ai/spec';
 import { type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
 import type { Clock } from '../../core/clock.js';
+import { createQueryCache } from '../../db/compiled-queries.js';
 import type { Database } from '../../db/schema.js';
 import type {
   AiActionsTable,
@@ -101,7 +102,9 @@ export interface KyselyRoomStoreOptions {
  * which PostgreSQL has too). It behaves exactly like `createMemoryRoomStore` — the same contract
  * suite runs against both. `seq` comes from a per-room counter bumped by one `UPDATE … RETURNING`
  * inside the transaction that inserts the row; an action transition is ONE compare-and-set
- * `UPDATE … WHERE id = ? AND status IN (…)`, so two approvals can never both win.
+ * `UPDATE … WHERE id = ? AND status IN (…)`, so two approvals can never both win. The queries a
+ * model turn makes (room, message append and update, history, turn) are compiled once
+ * (`createQueryCache`): building them with kysely on every call cost more than running them.
  *
  * @example
  * const store = createKyselyRoomStore(deps.db, deps.clock);
@@ -115,18 +118,34 @@ export function createKyselyRoomStore(
   const newRoomId = options.newRoomId ?? (() => `room_${randomUUID()}`);
   const nowIso = () => new Date(clock.now()).toISOString();
 
+  const queries = createQueryCache();
+  // A placeholder stands for a value of any column type while a shape is compiled.
+  const value = <T>(placeholder: string) => placeholder as unknown as T;
+
   const nextSeq = async (trx: Executor, roomId: string): Promise<number> => {
-    const row = await trx
-      .updateTable('ai_rooms')
-      .set({ last_seq: sql`last_seq + 1` })
-      .where('id', '=', roomId)
-      .returning('last_seq')
-      .executeTakeFirst();
+    const [row] = await queries.rows(
+      trx,
+      'next seq',
+      (id) =>
+        db
+          .updateTable('ai_rooms')
+          .set({ last_seq: sql`last_seq + 1` })
+          .where('id', '=', id)
+          .returning('last_seq'),
+      [roomId],
+    );
     if (!row) throw new HalError('not_found', `No room ${roomId}`);
     return row.last_seq;
   };
-  const roomRow = (trx: Executor, roomId: string) =>
-    trx.selectFrom('ai_rooms').selectAll().where('id', '=', roomId).executeTakeFirst();
+  const roomRow = async (trx: Executor, roomId: string) =>
+    (
+      await queries.rows(
+        trx,
+        'room by id',
+        (id) => db.selectFrom('ai_rooms').selectAll().where('id', '=', id),
+        [roomId],
+      )
+    )[0];
   const requireRoom = async (trx: Executor, roomId: string) => {
     const row = await roomRow(trx, roomId);
     if (!row) throw new HalError('not_found', `No room ${roomId}`);
@@ -256,7 +275,16 @@ export function createKyselyRoomStore(
             usage_json: input.usage ? toJson(input.usage) : null,
             created_at: input.createdAt,
           };
-          await trx.insertInto('ai_messages').values(row).execute();
+          const columns = Object.keys(row) as Array<keyof typeof row>;
+          await queries.rows(
+            trx,
+            'insert message',
+            (...values) =>
+              db
+                .insertInto('ai_messages')
+                .values(Object.fromEntries(columns.map((column, index) => [column, values[index]])) as never),
+            columns.map((column) => row[column]),
+          );
           return toMessage(row);
         });
       } catch (error) {
@@ -271,15 +299,22 @@ export function createKyselyRoomStore(
       if (patch.usage !== undefined) set.usage_json = patch.usage ? toJson(patch.usage) : null;
       if (patch.error !== undefined) set.error_json = patch.error ? toJson(patch.error) : null;
       if (patch.model !== undefined) set.model = patch.model;
-      if (Object.keys(set).length > 0) {
-        const result = await db
-          .updateTable('ai_messages')
-          .set(set)
-          .where('id', '=', messageId)
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 0) throw new HalError('not_found', `No message ${messageId}`);
-      }
-      return requireMessage(db, messageId);
+      const columns = Object.keys(set) as Array<keyof typeof set>;
+      if (columns.length === 0) return requireMessage(db, messageId);
+      // One shape per set of changed columns (a turn uses two or three).
+      const [row] = await queries.rows(
+        db,
+        `update message ${columns.join(',')}`,
+        (id, ...values) =>
+          db
+            .updateTable('ai_messages')
+            .set(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
+            .where('id', '=', id)
+            .returningAll(),
+        [messageId, ...columns.map((column) => set[column])],
+      );
+      if (!row) throw new HalError('not_found', `No message ${messageId}`);
+      return toMessage(row);
     },
     async getMessage(messageId) {
       const row = await db
@@ -296,8 +331,20 @@ export function createKyselyRoomStore(
         .where('room_id', '=', roomId)
         .where('seq', '>', options.afterSeq ?? 0);
       if (options.limit !== undefined) {
-        // The LAST `limit` messages: newest first, then back into seq order.
-        const rows = await query.orderBy('seq', 'desc').limit(Math.max(0, options.limit)).execute();
+        // The LAST `limit` messages: newest first, then back into seq order. (Every model call reads this.)
+        const rows = await queries.rows(
+          db,
+          'last messages',
+          (room, after, limit) =>
+            db
+              .selectFrom('ai_messages')
+              .selectAll()
+              .where('room_id', '=', room)
+              .where('seq', '>', value<number>(after))
+              .orderBy('seq', 'desc')
+              .limit(value<number>(limit)),
+          [roomId, options.afterSeq ?? 0, Math.max(0, options.limit)],
+        );
         return rows.reverse().map(toMessage);
       }
       query = query.orderBy('seq', 'asc');
@@ -319,34 +366,59 @@ export function createKyselyRoomStore(
     },
 
     async createTurn(turn) {
-      await db
-        .insertInto('ai_turns')
-        .values({
-          id: turn.id,
-          room_id: turn.roomId,
-          connection_id: turn.connectionId,
-          status: turn.status,
-          relay_depth: turn.relayDepth,
-          relayed_from: turn.relayedFrom,
-          trigger_message_id: turn.triggerMessageId,
-          error_json: turn.error ? toJson(turn.error) : null,
-          created_at: turn.createdAt,
-          updated_at: turn.updatedAt,
-        })
-        .execute();
+      await queries.rows(
+        db,
+        'insert turn',
+        (id, room, connection, status, depth, relayedFrom, trigger, error, createdAt, updatedAt) =>
+          db.insertInto('ai_turns').values({
+            id,
+            room_id: room,
+            connection_id: connection,
+            status: value(status),
+            relay_depth: value(depth),
+            relayed_from: relayedFrom,
+            trigger_message_id: trigger,
+            error_json: error,
+            created_at: createdAt,
+            updated_at: updatedAt,
+          }),
+        [
+          turn.id,
+          turn.roomId,
+          turn.connectionId,
+          turn.status,
+          turn.relayDepth,
+          turn.relayedFrom,
+          turn.triggerMessageId,
+          turn.error ? toJson(turn.error) : null,
+          turn.createdAt,
+          turn.updatedAt,
+        ],
+      );
       return { ...turn, error: turn.error ? structuredClone(turn.error) : null };
     },
     async updateTurn(turnId, patch) {
-      const row = await db
-        .updateTable('ai_turns')
-        .set({
-          status: patch.status,
-          updated_at: patch.updatedAt,
-          ...(patch.error !== undefined ? { error_json: patch.error ? toJson(patch.error) : null } : {}),
-        })
-        .where('id', '=', turnId)
-        .returningAll()
-        .executeTakeFirst();
+      const withError = patch.error !== undefined;
+      const [row] = await queries.rows(
+        db,
+        withError ? 'update turn with error' : 'update turn',
+        (id, status, updatedAt, error) =>
+          db
+            .updateTable('ai_turns')
+            .set({
+              status: value(status),
+              updated_at: updatedAt,
+              ...(withError ? { error_json: error } : {}),
+            })
+            .where('id', '=', id)
+            .returningAll(),
+        [
+          turnId,
+          patch.status,
+          patch.updatedAt,
+          ...(withError ? [patch.error ? toJson(patch.error) : null] : []),
+        ],
+      );
       if (!row) throw new HalError('not_found', `No turn ${turnId}`);
       return toTurn(row);
     },
