@@ -54,6 +54,36 @@ describe('eventStream', () => {
     await reader.cancel();
   });
 
+  it('with minIntervalMs, writes a frame after a quiet spell at once and gathers a fast run', async () => {
+    let push: (frame: string) => void = () => undefined;
+    const app = new Hono();
+    app.get('/events', (c) =>
+      eventStream(c, {
+        heartbeatMs: 60_000,
+        minIntervalMs: 40,
+        open(feed) {
+          push = feed;
+          return () => undefined;
+        },
+      }),
+    );
+    const response = await app.request('/events');
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const started = performance.now();
+    push(sseFrame('delta', '1', '{}'));
+    expect(decode((await reader.read()).value)).toBe('event: delta\ndata: {}\nid: 1\n\n');
+    expect(performance.now() - started).toBeLessThan(30);
+    // Three more within the interval: one write, no sooner than the interval after the first.
+    for (const id of ['2', '3', '4']) {
+      push(sseFrame('delta', id, '{}'));
+      await tick();
+    }
+    const gathered = decode((await reader.read()).value);
+    expect(gathered.match(/event: delta/g)).toHaveLength(3);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(35);
+    await reader.cancel();
+  });
+
   it('ends a stream whose reader fell too far behind, after the frames it has, and stops the feed', async () => {
     let push: (frame: string) => void = () => undefined;
     const { app, state } = appWith(

@@ -15,6 +15,11 @@ type Ctx = Context<AppEnv>;
 const MAX_TEXT_LENGTH = 20_000;
 /** Longest rejection reason. */
 const MAX_REASON_LENGTH = 2_000;
+/**
+ * Shortest time between two writes on a room's event stream: about one frame of a 60 Hz display, so a model's
+ * tokens reach the panel as fast as it can show them, in a fraction of the socket writes.
+ */
+const EVENT_WRITE_INTERVAL_MS = 16;
 /** Longest room title. */
 const MAX_TITLE_LENGTH = 100;
 
@@ -215,6 +220,7 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
       cursor !== undefined && /^\d{1,20}$/.test(cursor.trim()) ? Number(cursor.trim()) : undefined;
     return eventStream(c, {
       heartbeatMs,
+      minIntervalMs: EVENT_WRITE_INTERVAL_MS,
       closing: ai.closing,
       open(push) {
         // Replayed events are delivered synchronously inside subscribe, before any live one.
