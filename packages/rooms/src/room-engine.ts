@@ -164,7 +164,11 @@ export interface ActionDescription {
 
 /** The room engine: turns, relay, proposals and their approval. */
 export interface RoomEngine {
-  /** Stores an operator message and starts the turns it calls for (in the background). */
+  /**
+   * Stores an operator message and starts the turns it calls for (in the background). When its turns lead the
+   * line, it resolves once their model requests have been written (a few event-loop turns later), so they are not
+   * queued behind the caller's reply.
+   */
   postMessage(input: PostMessageInput): Promise<PostMessageResult>;
   /** Executes a proposal exactly once (already authorised by the app) and continues the model asynchronously. */
   approveAction(input: { actionId: string; operator: RoomOperator }): Promise<Action>;
@@ -317,8 +321,8 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
    * callback — undici writes a request on a reused keep-alive socket only from such a callback (it first checks the
    * idle socket, GHSA-35p6-xmwp-9g52). If each turn built and sent its model request inside its post, no request
    * would leave before the whole burst was handled. In line, turn k's request is written right before turn k + 1
-   * starts, so the first model calls leave while later turns are still being prepared. One turn alone waits two
-   * loop turns (microseconds).
+   * starts, so the first model calls leave while later turns are still being prepared. A turn with nobody ahead
+   * of it starts at once.
    */
   const startLine: Array<() => void> = [];
   let lineMoving = false;
@@ -329,30 +333,39 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       lineMoving = false;
       return;
     }
-    // Two hops: the request `start` queued (an immediate scheduled by its microtasks, after this callback) is
-    // written before the next turn's work begins.
-    setImmediate(() => setImmediate(nextInLine));
+    // Three loop turns: in the first, the request `start` queued (an immediate its microtasks scheduled after this
+    // callback) is written; in the second, its placeholder is stored (`afterDispatch`); only then does the next
+    // turn begin, so neither lands between that turn's request and its sending.
+    setImmediate(() => setImmediate(() => setImmediate(nextInLine)));
   };
   // Whether a turn already started in this turn of the event loop (reset at its end).
   let startedThisLoopTurn = false;
-  const inLine = (work: () => Promise<void>): Promise<void> => {
+  /** Runs `work` in line; `done` settles with it, `sent` once it has started and its model request was written. */
+  const inLine = (work: () => Promise<void>): { done: Promise<void>; sent: Promise<void> } => {
     if (!lineMoving && !startedThisLoopTurn) {
       // Nobody waiting: a single turn (the usual case) starts at once.
       startedThisLoopTurn = true;
       setImmediate(() => {
         startedThisLoopTurn = false;
       });
-      return work();
+      const done = work();
+      return { done, sent: afterDispatch(async () => undefined) };
     }
-    return new Promise<void>((resolve, reject) => {
+    let markSent: () => void = () => undefined;
+    const sent = new Promise<void>((resolve) => {
+      markSent = resolve;
+    });
+    const done = new Promise<void>((resolve, reject) => {
       startLine.push(() => {
         work().then(resolve, reject);
+        void afterDispatch(async () => undefined).then(markSent);
       });
       if (!lineMoving) {
         lineMoving = true;
         setImmediate(nextInLine);
       }
     });
+    return { done, sent };
   };
   /** Runs `work` once the model request started now has been written (see the line above), and returns its result. */
   const afterDispatch = <T>(work: () => Promise<T>): Promise<T> =>
@@ -391,7 +404,9 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     emit(turn.roomId, { type: 'turn', turnId: turn.id, connectionId: turn.connectionId, status });
   };
 
-  const startTurn = async (state: TurnState): Promise<{ turnId: string; connectionId: string }> => {
+  const startTurn = async (
+    state: TurnState,
+  ): Promise<{ turnId: string; connectionId: string; sent: Promise<void> }> => {
     const createdAt = now();
     const turn = await store.createTurn({
       id: newId(),
@@ -408,8 +423,9 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     emit(turn.roomId, { type: 'turn', turnId: turn.id, connectionId: turn.connectionId, status: 'running' });
     const controller = new AbortController();
     running.set(turn.id, { controller, connectionId: turn.connectionId, roomId: turn.roomId });
-    track(inLine(() => runTurn(turn, state, controller.signal)).finally(() => running.delete(turn.id)));
-    return { turnId: turn.id, connectionId: turn.connectionId };
+    const { done, sent } = inLine(() => runTurn(turn, state, controller.signal));
+    track(done.finally(() => running.delete(turn.id)));
+    return { turnId: turn.id, connectionId: turn.connectionId, sent };
   };
 
   /** Reads one model response; no store writes per token, only `delta` events. */
@@ -954,23 +970,30 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       return historyRead;
     };
     const turns: PostMessageResult['turns'] = [];
+    const sent: Array<Promise<void>> = [];
+    // Whether this post's turns lead the line (its first starts right away).
+    const leadsTheLine = !lineMoving && !startedThisLoopTurn;
     for (const participant of targets) {
-      turns.push(
-        await startTurn({
-          roomId: room.id,
-          roomKind: room.kind,
-          participant,
-          operator: input.operator,
-          page: input.context?.page ?? null,
-          relayDepth: 0,
-          relayedFrom: null,
-          relayedBy: null,
-          triggerMessageId: message.id,
-          history,
-          ...(participants ? { participants } : {}),
-        }),
-      );
+      const { sent: requestSent, ...started } = await startTurn({
+        roomId: room.id,
+        roomKind: room.kind,
+        participant,
+        operator: input.operator,
+        page: input.context?.page ?? null,
+        relayDepth: 0,
+        relayedFrom: null,
+        relayedBy: null,
+        triggerMessageId: message.id,
+        history,
+        ...(participants ? { participants } : {}),
+      });
+      turns.push(started);
+      sent.push(requestSent);
     }
+    // Answer once this post's model requests have been written, when they lead the line: the caller's reply (the
+    // route's `202`) would otherwise be written between them, on the path to the models' first tokens. A post
+    // whose turns wait behind others' answers at once.
+    if (leadsTheLine) await Promise.all(sent);
     return { message, turns };
   };
 
