@@ -1,4 +1,14 @@
 import type { ToolChoice, ToolDeclaration } from '@hal-ai/spec';
+import { memoizeFrozen } from '../shared/json-body.js';
+
+// A registry's frozen tool list maps to one frozen list, which the request body then encodes once.
+const toAnthropicTools = memoizeFrozen((tools: ToolDeclaration[]): AnthropicTool[] =>
+  tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { ...tool.inputSchema, type: 'object' as const },
+  })),
+);
 
 /** Anthropic's tool declaration. */
 export interface AnthropicTool {
@@ -21,11 +31,7 @@ export function prepareAnthropicTools(
 ): { tools?: AnthropicTool[]; tool_choice?: AnthropicToolChoice } {
   if (!tools || tools.length === 0) return {};
   return {
-    tools: tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: { ...tool.inputSchema, type: 'object' as const },
-    })),
+    tools: toAnthropicTools(tools),
     ...(toolChoice ? { tool_choice: mapToolChoice(toolChoice) } : {}),
   };
 }

@@ -1,4 +1,13 @@
 import type { ToolChoice, ToolDeclaration } from '@hal-ai/spec';
+import { memoizeFrozen } from '../shared/json-body.js';
+
+// A registry's frozen tool list maps to one frozen list, which the request body then encodes once.
+const toFunctionTools = memoizeFrozen((tools: ToolDeclaration[]): OpenAICompatibleTool[] =>
+  tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  })),
+);
 
 /** A Chat Completions function tool. */
 export interface OpenAICompatibleTool {
@@ -20,10 +29,7 @@ export function prepareOpenAICompatibleTools(
 ): { tools?: OpenAICompatibleTool[]; tool_choice?: OpenAICompatibleToolChoice } {
   if (!tools || tools.length === 0) return {};
   return {
-    tools: tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
-    })),
+    tools: toFunctionTools(tools),
     ...(toolChoice
       ? {
           tool_choice:

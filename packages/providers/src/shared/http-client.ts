@@ -1,6 +1,7 @@
 import { HalError } from '@hal-ai/spec';
 import { request } from 'undici';
 import { defaultSleep, HTTP_DEFAULTS, type HttpProviderSettings } from './http-settings.js';
+import { encodeJsonBody } from './json-body.js';
 import {
   badResponse,
   httpError,
@@ -145,7 +146,7 @@ async function openOnce(
       method: call.method,
       headers:
         call.body === undefined ? call.headers : { 'content-type': 'application/json', ...call.headers },
-      body: call.body === undefined ? undefined : JSON.stringify(call.body),
+      body: call.body === undefined ? undefined : encodeJsonBody(call.body),
       signal: controller.signal,
       dispatcher: settings.dispatcher,
       // Our own timers decide first; undici's are only a backstop.

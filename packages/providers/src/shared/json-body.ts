@@ -1,0 +1,145 @@
+/** Strings at least this long are kept encoded (a system prompt that starts with the skill document). */
+const LONG_STRING = 4096;
+/** How many long strings are kept encoded (one system prompt per connection and room, roughly). */
+const LONG_STRING_ENTRIES = 128;
+/** Below this depth a request body is walked node by node; deeper values go to `JSON.stringify` whole. */
+const MAX_DEPTH = 6;
+
+const frozenCache = new WeakMap<object, Buffer>();
+const stringCache = new Map<string, Buffer>();
+
+function encodedString(value: string): Buffer {
+  let cached = stringCache.get(value);
+  if (cached === undefined) {
+    cached = Buffer.from(JSON.stringify(value));
+    if (stringCache.size >= LONG_STRING_ENTRIES)
+      stringCache.delete(stringCache.keys().next().value as string);
+    stringCache.set(value, cached);
+  }
+  return cached;
+}
+
+/** Values found frozen all the way down: only those can never change, so only those are kept encoded. */
+const deeplyFrozen = new WeakSet<object>();
+
+function isDeeplyFrozen(value: object): boolean {
+  if (deeplyFrozen.has(value)) return true;
+  if (!Object.isFrozen(value)) return false;
+  for (const item of Object.values(value)) {
+    if (item !== null && typeof item === 'object' && !isDeeplyFrozen(item)) return false;
+  }
+  deeplyFrozen.add(value);
+  return true;
+}
+
+function encodedFrozen(value: object): Buffer | undefined {
+  let cached = frozenCache.get(value);
+  if (cached === undefined) {
+    if (!isDeeplyFrozen(value)) return undefined;
+    cached = Buffer.from(JSON.stringify(value) ?? 'null');
+    frozenCache.set(value, cached);
+  }
+  return cached;
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && !('toJSON' in value);
+}
+
+function walk(value: unknown, out: Array<string | Buffer>, depth: number): void {
+  if (typeof value === 'string' && value.length >= LONG_STRING) {
+    out.push(encodedString(value));
+    return;
+  }
+  if (value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
+    if (Object.isFrozen(value) && (Array.isArray(value) || isPlainObject(value))) {
+      const encoded = encodedFrozen(value);
+      if (encoded) {
+        out.push(encoded);
+        return;
+      }
+    }
+    if (Array.isArray(value)) {
+      out.push('[');
+      for (let index = 0; index < value.length; index += 1) {
+        if (index > 0) out.push(',');
+        const item = value[index];
+        // As JSON.stringify: what has no JSON form is null inside an array.
+        walk(
+          item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : item,
+          out,
+          depth + 1,
+        );
+      }
+      out.push(']');
+      return;
+    }
+    if (isPlainObject(value)) {
+      out.push('{');
+      let first = true;
+      for (const [key, item] of Object.entries(value)) {
+        if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+        out.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+        first = false;
+        walk(item, out, depth + 1);
+      }
+      out.push('}');
+      return;
+    }
+  }
+  out.push(JSON.stringify(value) ?? 'null');
+}
+
+/**
+ * @internal A request body as JSON bytes, exactly what `JSON.stringify` would give, but the parts that repeat from
+ * call to call are encoded once: deeply frozen arrays and objects (the tool declarations: the same frozen list for every
+ * turn of a connection) by identity, and long strings (a system prompt that starts with the ~24 KB skill document)
+ * by value. A model turn's request is ~45 KB, most of it those parts; escaping and UTF-8-encoding them again on
+ * every call was a large share of the work before a request could leave. Only plain data is walked; anything else
+ * (a `toJSON`, a class instance) goes to `JSON.stringify` as it is.
+ */
+export function encodeJsonBody(value: unknown): Buffer {
+  const out: Array<string | Buffer> = [];
+  walk(value, out, 0);
+  const chunks: Buffer[] = [];
+  let text = '';
+  for (const part of out) {
+    if (typeof part === 'string') text += part;
+    else {
+      if (text) chunks.push(Buffer.from(text));
+      text = '';
+      chunks.push(part);
+    }
+  }
+  if (text) chunks.push(Buffer.from(text));
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+}
+
+/**
+ * @internal Memoizes `build` by the identity of a FROZEN input (a tool list from a registry is frozen and reused),
+ * freezing the result deeply so it can be reused — and encoded once by {@link encodeJsonBody}. A mutable input is
+ * built afresh each time.
+ */
+export function memoizeFrozen<In extends object, Out extends object>(
+  build: (input: In) => Out,
+): (input: In) => Out {
+  const cache = new WeakMap<In, Out>();
+  return (input) => {
+    if (!Object.isFrozen(input)) return build(input);
+    let built = cache.get(input);
+    if (built === undefined) {
+      built = deepFreeze(build(input));
+      cache.set(input, built);
+    }
+    return built;
+  };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}
