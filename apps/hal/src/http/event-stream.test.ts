@@ -55,12 +55,12 @@ describe('eventStream', () => {
   });
 
   it('with minIntervalMs, writes a frame after a quiet spell at once and gathers a fast run', async () => {
-    let push: (frame: string) => void = () => undefined;
+    let push: (frame: string, urgent?: boolean) => void = () => undefined;
     const app = new Hono();
     app.get('/events', (c) =>
       eventStream(c, {
         heartbeatMs: 60_000,
-        minIntervalMs: 40,
+        minIntervalMs: 200,
         open(feed) {
           push = feed;
           return () => undefined;
@@ -72,7 +72,7 @@ describe('eventStream', () => {
     const started = performance.now();
     push(sseFrame('delta', '1', '{}'));
     expect(decode((await reader.read()).value)).toBe('event: delta\ndata: {}\nid: 1\n\n');
-    expect(performance.now() - started).toBeLessThan(30);
+    expect(performance.now() - started).toBeLessThan(150);
     // Three more within the interval: one write, no sooner than the interval after the first.
     for (const id of ['2', '3', '4']) {
       push(sseFrame('delta', id, '{}'));
@@ -80,7 +80,15 @@ describe('eventStream', () => {
     }
     const gathered = decode((await reader.read()).value);
     expect(gathered.match(/event: delta/g)).toHaveLength(3);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(35);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(195);
+    // Right after a write, a normal frame waits for the interval; an urgent one takes it along at once.
+    const wrote = performance.now();
+    push(sseFrame('delta', '5', '{}'));
+    push(sseFrame('turn', '6', '{}'), true);
+    expect(decode((await reader.read()).value)).toBe(
+      'event: delta\ndata: {}\nid: 5\n\nevent: turn\ndata: {}\nid: 6\n\n',
+    );
+    expect(performance.now() - wrote).toBeLessThan(150);
     await reader.cancel();
   });
 

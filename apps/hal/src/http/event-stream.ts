@@ -25,8 +25,12 @@ export interface EventStreamOptions {
    * which saves a socket write per token without delaying the first one.
    */
   minIntervalMs?: number;
-  /** Starts the feed: call `push` with whole frames (synchronously is fine); returns what stops it. */
-  open(push: (frame: string) => void): () => void;
+  /**
+   * Starts the feed: call `push` with whole frames (synchronously is fine); returns what stops it. `urgent`
+   * frames are not held back by `minIntervalMs` (they go out at the end of this event-loop turn, with whatever is
+   * pending).
+   */
+  open(push: (frame: string, urgent?: boolean) => void): () => void;
 }
 
 /**
@@ -87,11 +91,16 @@ export function eventStream(c: Context, options: EventStreamOptions): Response {
       // Already cancelled by the client.
     }
   }
-  const push = (frame: string) => {
+  const push = (frame: string, urgent = false) => {
     if (ended) return;
     pending.push(frame);
-    if (scheduled || delayed) return;
-    const wait = lastWriteAt + minIntervalMs - performance.now();
+    if (scheduled) return;
+    if (urgent && delayed) {
+      clearTimeout(delayed);
+      delayed = undefined;
+    }
+    if (delayed) return;
+    const wait = urgent ? 0 : lastWriteAt + minIntervalMs - performance.now();
     if (wait > 0) delayed = setTimeout(flush, wait);
     else scheduled = setImmediate(flush);
   };

@@ -16,8 +16,8 @@ const MAX_TEXT_LENGTH = 20_000;
 /** Longest rejection reason. */
 const MAX_REASON_LENGTH = 2_000;
 /**
- * Shortest time between two writes on a room's event stream: about one frame of a 60 Hz display, so a model's
- * tokens reach the panel as fast as it can show them, in a fraction of the socket writes.
+ * Shortest time between two writes of a message's later tokens on a room's event stream: about one frame of a
+ * 60 Hz display, so they reach the panel as fast as it can show them, in a fraction of the socket writes.
  */
 const EVENT_WRITE_INTERVAL_MS = 16;
 /** Longest room title. */
@@ -223,12 +223,28 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
       minIntervalMs: EVENT_WRITE_INTERVAL_MS,
       closing: ai.closing,
       open(push) {
+        // Only a message's later tokens wait for the write interval: its first token (the moment a model starts
+        // answering) and every other event go out at once.
+        const streaming = new Set<string>();
+        const urgent = (event: RoomEvent) => {
+          if (event.type === 'delta') {
+            if (streaming.has(event.messageId)) return false;
+            streaming.add(event.messageId);
+            return true;
+          }
+          if (event.type === 'message' && event.message.status !== 'streaming')
+            streaming.delete(event.message.id);
+          return true;
+        };
         // Replayed events are delivered synchronously inside subscribe, before any live one.
         const subscription = ai.events.subscribe(
           room.id,
           afterId === undefined ? {} : { afterId },
           (envelope: RoomEventEnvelope) =>
-            push(sseFrame(envelope.event.type, String(envelope.id), eventData(envelope.event))),
+            push(
+              sseFrame(envelope.event.type, String(envelope.id), eventData(envelope.event)),
+              urgent(envelope.event),
+            ),
         );
         if (!subscription.replayed) {
           // The cursor is older than the buffer: the client catches up through `messages?after`.
