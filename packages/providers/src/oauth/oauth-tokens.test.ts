@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { rejection } from '../shared/provider-rejection.test-support.js';
-import { buildAuthorizationUrl } from './oauth-authorization.js';
 import {
-  completeLogin,
+  createFakeAuthorizationServer,
   type FakeAuthorizationServer,
-  startFakeAuthorizationServer,
-} from './oauth-fake-server.test-support.js';
+  followLogin,
+} from '../testing/fake-oauth.js';
+import { buildAuthorizationUrl } from './oauth-authorization.js';
 import { buildOpenRouterAuthorizationUrl, exchangeOpenRouterCode } from './oauth-openrouter.js';
 import { createOAuthState, createPkcePair } from './oauth-pkce.js';
 import { createTokenRefresher } from './oauth-refresher.js';
@@ -17,10 +17,12 @@ afterEach(async () => {
   server = undefined;
 });
 
+const searchParamsOf = async (url: string) => (await followLogin(url)).searchParams;
+
 async function login(fake: FakeAuthorizationServer, redirectUri = fake.redirectUri) {
   const pkce = await createPkcePair();
   const state = createOAuthState();
-  const callback = await completeLogin(
+  const callback = await searchParamsOf(
     buildAuthorizationUrl({
       authorizeUrl: `${fake.url}/authorize`,
       clientId: fake.clientId,
@@ -44,7 +46,7 @@ const endpoint = (fake: FakeAuthorizationServer) => ({
 
 describe('exchangeCode against a fake authorization server', () => {
   it('exchanges a code with the PKCE verifier and the exact redirect URI (client_secret_post)', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const { code, codeVerifier } = await login(server);
     const now = Date.parse('2030-01-01T00:00:00Z');
     const tokens = await exchangeCode({
@@ -68,7 +70,7 @@ describe('exchangeCode against a fake authorization server', () => {
   });
 
   it('authenticates with HTTP Basic when asked', async () => {
-    server = await startFakeAuthorizationServer({ clientAuth: 'basic' });
+    server = await createFakeAuthorizationServer({ clientAuth: 'basic' });
     const { code, codeVerifier } = await login(server);
     const tokens = await exchangeCode({
       ...endpoint(server),
@@ -81,7 +83,7 @@ describe('exchangeCode against a fake authorization server', () => {
   });
 
   it('a public client sends no secret', async () => {
-    server = await startFakeAuthorizationServer({ clientSecret: null });
+    server = await createFakeAuthorizationServer({ clientSecret: null });
     const { code, codeVerifier } = await login(server);
     const tokens = await exchangeCode({
       ...endpoint(server),
@@ -94,7 +96,7 @@ describe('exchangeCode against a fake authorization server', () => {
   });
 
   it('a wrong verifier, a different redirect URI, a wrong secret or a reused code are refused', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const first = await login(server);
     const otherVerifier = (await createPkcePair()).codeVerifier;
     const wrongVerifier = await rejection(
@@ -149,7 +151,7 @@ describe('exchangeCode against a fake authorization server', () => {
   });
 
   it('uses an injected fetch (customFetch)', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const { code, codeVerifier } = await login(server);
     const seen: string[] = [];
     await exchangeCode({
@@ -168,7 +170,7 @@ describe('exchangeCode against a fake authorization server', () => {
 
 describe('refresh', () => {
   it('refreshes and rotates the refresh token', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const refreshToken = server.issueRefreshToken();
     const tokens = await refreshTokens({ ...endpoint(server), refreshToken });
     expect(tokens.accessToken).toBeTruthy();
@@ -180,7 +182,7 @@ describe('refresh', () => {
   });
 
   it('invalid_grant → reauth_required', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const refreshToken = server.issueRefreshToken();
     server.revokeAll();
     const error = await rejection(refreshTokens({ ...endpoint(server), refreshToken }));
@@ -189,7 +191,7 @@ describe('refresh', () => {
   });
 
   it('an unreachable token endpoint → provider_unavailable (not reauth)', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const url = server.url;
     await server.close();
     server = undefined;
@@ -207,7 +209,7 @@ describe('refresh', () => {
 
 describe('createTokenRefresher', () => {
   it('two concurrent refreshes make one upstream call and both get the same tokens', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const fake = server;
     fake.delayMs = 200;
     const stored: OAuthTokens = {
@@ -248,7 +250,7 @@ describe('createTokenRefresher', () => {
   });
 
   it('invalid_grant from the server → reauth_required for every waiting caller; no refresh token → reauth_required', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const fake = server;
     const stored = {
       accessToken: 'old',
@@ -275,13 +277,13 @@ describe('createTokenRefresher', () => {
 
 describe('OpenRouter PKCE key issuance', () => {
   it('exchanges the code for a key; a wrong verifier is refused', async () => {
-    server = await startFakeAuthorizationServer();
+    server = await createFakeAuthorizationServer();
     const fake = server;
     const pkce = await createPkcePair();
-    const callback = await completeLogin(
+    const callback = await searchParamsOf(
       buildOpenRouterAuthorizationUrl({
         authorizeUrl: `${fake.url}/openrouter/auth`,
-        callbackUrl: 'https://hal.example/ops/ai/oauth/callback?state=s1',
+        callbackUrl: `${fake.redirectUri}?state=s1`,
         codeChallenge: pkce.codeChallenge,
         allowInsecureRequests: true,
       }),

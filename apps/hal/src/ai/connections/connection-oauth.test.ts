@@ -1,14 +1,18 @@
-import { createFakeAnthropic, createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
+import {
+  createFakeAnthropic,
+  createFakeAuthorizationServer,
+  createFakeOpenAI,
+  type FakeAuthorizationServer,
+  type FakeServer,
+  followLogin,
+} from '@hal-ai/providers/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sessionCookieFrom, type TestSession } from '../../../test/foundation-harness.js';
 import {
   type ConnectionsTestApp,
   createConnectionsTestApp,
   databaseBytes,
-  type FakeAuthorizationServer,
-  followLogin,
   generatedSecret,
-  startFakeAuthorizationServer,
 } from './connection-fakes.test-support.js';
 
 const CALLBACK_URL = 'http://localhost/ops/ai/oauth/callback';
@@ -21,7 +25,7 @@ let tokens: string[];
 
 beforeEach(async () => {
   tokens = [];
-  auth = await startFakeAuthorizationServer({
+  auth = await createFakeAuthorizationServer({
     redirectUri: CALLBACK_URL,
     nextAccessToken: () => {
       const token = generatedSecret();
@@ -287,7 +291,7 @@ describe('OpenRouter key issuance (PKCE)', () => {
   it('gets a key through the fake OpenRouter and uses it for the model list', async () => {
     let issued = '';
     await auth.close();
-    auth = await startFakeAuthorizationServer({
+    auth = await createFakeAuthorizationServer({
       redirectUri: CALLBACK_URL,
       nextKey: () => {
         issued = generatedSecret();
