@@ -1,22 +1,34 @@
 /** Strings at least this long are kept encoded (a system prompt that starts with the skill document). */
 const LONG_STRING = 4096;
-/** How many long strings are kept encoded (one system prompt per connection and room, roughly). */
-const LONG_STRING_ENTRIES = 128;
+/**
+ * Bytes of encoded long strings kept, least recently used first out: system prompts (one per connection and room,
+ * roughly) and long history messages, which every later turn of a conversation sends again.
+ */
+const LONG_STRING_BUDGET_BYTES = 16 * 1024 * 1024;
 /** Below this depth a request body is walked node by node; deeper values go to `JSON.stringify` whole. */
 const MAX_DEPTH = 6;
 
 const frozenCache = new WeakMap<object, Buffer>();
 const stringCache = new Map<string, Buffer>();
+let stringCacheBytes = 0;
 
 function encodedString(value: string): Buffer {
-  let cached = stringCache.get(value);
-  if (cached === undefined) {
-    cached = Buffer.from(JSON.stringify(value));
-    if (stringCache.size >= LONG_STRING_ENTRIES)
-      stringCache.delete(stringCache.keys().next().value as string);
+  const cached = stringCache.get(value);
+  if (cached !== undefined) {
+    // Most recently used last.
+    stringCache.delete(value);
     stringCache.set(value, cached);
+    return cached;
   }
-  return cached;
+  const encoded = Buffer.from(JSON.stringify(value));
+  stringCache.set(value, encoded);
+  stringCacheBytes += encoded.byteLength;
+  for (const [key, buffer] of stringCache) {
+    if (stringCacheBytes <= LONG_STRING_BUDGET_BYTES) break;
+    stringCache.delete(key);
+    stringCacheBytes -= buffer.byteLength;
+  }
+  return encoded;
 }
 
 /** Values found frozen all the way down: only those can never change, so only those are kept encoded. */
