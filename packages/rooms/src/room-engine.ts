@@ -349,7 +349,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         startedThisLoopTurn = false;
       });
       const done = work();
-      return { done, sent: afterDispatch(async () => undefined) };
+      return { done, sent: requestsWritten() };
     }
     let markSent: () => void = () => undefined;
     const sent = new Promise<void>((resolve) => {
@@ -358,7 +358,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     const done = new Promise<void>((resolve, reject) => {
       startLine.push(() => {
         work().then(resolve, reject);
-        void afterDispatch(async () => undefined).then(markSent);
+        void requestsWritten().then(markSent);
       });
       if (!lineMoving) {
         lineMoving = true;
@@ -376,6 +376,8 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         }),
       );
     });
+  /** Resolves once the model request started now has been written. */
+  const requestsWritten = () => afterDispatch(async () => undefined);
 
   const emitAction = (record: ActionRecord) =>
     emit(record.roomId, { type: 'action', action: toPublicAction(record) });
