@@ -15,8 +15,8 @@ export interface EventStreamOptions {
   /** Ends the stream when aborted (HAL stopping: clients reconnect with `Last-Event-ID`). */
   closing?: AbortSignal;
   /**
-   * Frames a client may fall behind by before its stream is ended (it reconnects and resumes, or catches up):
-   * a stalled reader must not make HAL buffer without bound. Default 10 000.
+   * Writes (each a batch of frames) a client may fall behind by before its stream is ended; it reconnects and
+   * resumes, or catches up. A stalled reader must not make HAL buffer without bound. Default 10 000.
    */
   maxBacklog?: number;
   /**
