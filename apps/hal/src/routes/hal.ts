@@ -41,32 +41,13 @@ import { parseInput } from '../core/core-support.js';
 import { type HalCore, runningCore } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
+import { readJsonObject } from '../http/json-body.js';
 import { requireRecent } from '../http/require-recent.js';
 import { readConfirmation } from '../http/three-step.js';
 
 type Ctx = Context<AppEnv>;
 
 const CONFIRMATION_KEYS = ['confirmToken', 'confirmImpact', 'confirmIdentifiers', 'confirmExecute'];
-
-/** Reads a JSON object body (an empty body counts as `{}`); anything else is `validation_failed`. */
-async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new HalError('validation_failed', 'The body is not valid JSON', {
-      details: { issues: [{ path: '', message: 'invalid JSON' }] },
-    });
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new HalError('validation_failed', 'The body must be a JSON object', {
-      details: { issues: [{ path: '', message: 'expected an object' }] },
-    });
-  }
-  return value as Record<string, unknown>;
-}
 
 /** The body without the threeStep fields, so the strict argument schemas see only arguments. */
 function argsOnly(body: Record<string, unknown>): Record<string, unknown> {
@@ -154,14 +135,14 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
 
   // ---- servers -----------------------------------------------------------------------------------
   routes.post('/servers', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     return c.json(await core().servers.create(actor(c), parseInput(ServerCreateArgs, body)), 201);
   });
   routes.post('/servers/:id/approve', write, async (c) =>
     c.json(await core().servers.approve(actor(c), { id: c.req.param('id') })),
   );
   routes.post('/servers/:id/maintenance', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(ServerMaintenanceArgs, { ...body, id: c.req.param('id') });
     return c.json(await core().servers.setMaintenance(actor(c), args));
   });
@@ -169,7 +150,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     c.json(await core().servers.issueAgentToken(actor(c), { id: c.req.param('id') })),
   );
   routes.post('/servers/:id/isolate', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(ServerIsolateArgs, { ...argsOnly(body), id: c.req.param('id') });
     await core().servers.check('isolate', { id: args.id });
     const { server } = await core().servers.get({ id: args.id });
@@ -177,7 +158,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await core().servers.isolate(actor(c), args));
   });
   routes.delete('/servers/:id', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(ServerIdArgs, { id: c.req.param('id') });
     await core().servers.check('delete', args);
     const { server, deployments } = await core().servers.get(args);
@@ -223,7 +204,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     }
   });
   routes.post('/releases/:id/approve', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(ReleaseIdArgs, { id: c.req.param('id') });
     const { release } = await core().releases.get(args);
     assertReleaseApprovable(release);
@@ -233,7 +214,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
 
   // ---- deployments -------------------------------------------------------------------------------
   routes.post('/deployments', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(DeployArgs, argsOnly(body));
     // Refuse (hal itself, unapproved release, inactive server) before asking for three confirmations.
     await core().deployments.check(args);
@@ -242,7 +223,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await core().deployments.deploy(actor(c), args), 202);
   });
   routes.post('/deployments/rollback', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(RollbackArgs, argsOnly(body));
     assertNotHalRollback(args.module);
     const { server, deployments } = await core().servers.get({ id: args.serverId });
@@ -250,28 +231,28 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await core().deployments.rollback(actor(c), args), 202);
   });
   routes.post('/deployments/reconcile', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(ReconcileArgs, argsOnly(body));
     const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
     await confirm(c, body, describeReconcile(server));
     return c.json(await core().deployments.reconcile(actor(c), args), 202);
   });
   routes.post('/deployments/health', write, async (c) => {
-    const args = parseInput(ModuleHealthArgs, await jsonBody(c));
+    const args = parseInput(ModuleHealthArgs, await readJsonObject(c));
     return c.json(await core().deployments.health(actor(c), args), 202);
   });
 
   // ---- jobs --------------------------------------------------------------------------------------
   for (const action of ['cancel', 'retry', 'resume', 'stop'] as const) {
     routes.post(`/jobs/:id/${action}`, write, async (c) => {
-      const body = await jsonBody(c);
+      const body = await readJsonObject(c);
       const reason = typeof body.reason === 'string' ? body.reason : undefined;
       const result = await core().jobs.control(actor(c), { id: c.req.param('id'), action, reason });
       return c.json(result, action === 'retry' ? 202 : 200);
     });
   }
   routes.post('/jobs/:id/revert', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const { job } = await core().jobs.get({ id: c.req.param('id') });
     const { serverId } = revertableDeploy(job);
     const { server } = await core().servers.get({ id: serverId });
@@ -282,18 +263,18 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
 
   // ---- incidents, DR -----------------------------------------------------------------------------
   routes.post('/incidents', write, async (c) => {
-    const args = parseInput(IncidentOpenArgs, await jsonBody(c));
+    const args = parseInput(IncidentOpenArgs, await readJsonObject(c));
     return c.json(await core().incidents.open(actor(c), args), 201);
   });
   routes.post('/incidents/:id/resolve', write, async (c) => {
-    const args = parseInput(IncidentResolveArgs, { ...(await jsonBody(c)), id: c.req.param('id') });
+    const args = parseInput(IncidentResolveArgs, { ...(await readJsonObject(c)), id: c.req.param('id') });
     return c.json(await core().incidents.resolve(actor(c), args));
   });
   routes.post('/dr/snapshots', write, async (c) => c.json(await core().dr.snapshot(actor(c)), 201));
 
   // ---- settings ----------------------------------------------------------------------------------
   routes.patch('/settings', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(SettingsSetArgs, argsOnly(body));
     await core().settings.check(args);
     const { settings } = await core().settings.get({
@@ -305,7 +286,7 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     return c.json(await core().settings.set(actor(c), args));
   });
   routes.post('/settings/apply', write, async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const args = parseInput(SettingsApplyArgs, argsOnly(body));
     const server = args.serverId ? (await core().servers.get({ id: args.serverId })).server : null;
     await confirm(c, body, describeSettingsApply(server));

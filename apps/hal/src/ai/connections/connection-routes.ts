@@ -3,6 +3,7 @@ import { type Context, Hono } from 'hono';
 import type { AppDeps } from '../../deps.js';
 import type { AppEnv } from '../../http/env.js';
 import { toHalError } from '../../http/http-errors.js';
+import { readJsonObject } from '../../http/json-body.js';
 import { requireRecent } from '../../http/require-recent.js';
 import type { ConnectionManager } from './connection-service.js';
 
@@ -15,25 +16,6 @@ export const OAUTH_CALLBACK_SCRIPT_PATH = '/ops/ai/oauth/callback.js';
 
 /** The `postMessage` type the callback page sends to its opener. */
 export const OAUTH_MESSAGE_TYPE = 'hal-oauth';
-
-async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new HalError('validation_failed', 'The body is not valid JSON', {
-      details: { issues: [{ path: '', message: 'invalid JSON' }] },
-    });
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new HalError('validation_failed', 'The body must be a JSON object', {
-      details: { issues: [{ path: '', message: 'expected an object' }] },
-    });
-  }
-  return value as Record<string, unknown>;
-}
 
 /** The callback URL as the operator's browser reaches HAL (proxy headers only when trusted). */
 function callbackUrlOf(c: Ctx, deps: AppDeps): string {
@@ -84,14 +66,14 @@ export function createConnectionRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   routes.post('/connections', async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     if (hasSecretField(body)) await assertRecent(c, deps);
     const connection = await connectionsOf(deps).create(body, c.get('operator'));
     return c.json({ connection }, 201);
   });
 
   routes.patch('/connections/:id', async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     if (hasSecretField(body)) await assertRecent(c, deps);
     const connection = await connectionsOf(deps).update(c.req.param('id'), body, c.get('operator'));
     return c.json({ connection });
@@ -108,7 +90,7 @@ export function createConnectionRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   routes.post('/connections/:id/secret', requireRecent(deps), async (c) => {
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     const connection = await connectionsOf(deps).replaceSecret(c.req.param('id'), body, c.get('operator'));
     return c.json({ connection });
   });

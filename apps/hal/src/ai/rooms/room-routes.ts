@@ -1,15 +1,14 @@
 import type { PageContext, RoomEventEnvelope } from '@hal-ai/rooms';
 import { SLASH_COMMANDS, toPublicAction } from '@hal-ai/rooms';
 import { HalError, type RoomEvent } from '@hal-ai/spec';
-import { type Context, Hono } from 'hono';
+import { Hono } from 'hono';
 import type { AppDeps } from '../../deps.js';
 import type { AppEnv } from '../../http/env.js';
 import { eventStream, sseFrame } from '../../http/event-stream.js';
+import { readJsonObject } from '../../http/json-body.js';
 import { requireRecent } from '../../http/require-recent.js';
 import { readConfirmation } from '../../http/three-step.js';
 import type { AiService } from '../ai-service.js';
-
-type Ctx = Context<AppEnv>;
 
 /** Longest operator message the panel may send. */
 const MAX_TEXT_LENGTH = 20_000;
@@ -72,21 +71,6 @@ function checkConfirmationTypes(body: Record<string, unknown>): void {
       details: { issues },
     });
   }
-}
-
-async function jsonBody(c: Ctx): Promise<Record<string, unknown>> {
-  const text = await c.req.text();
-  if (text.trim() === '') return {};
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw invalid('', 'The body is not valid JSON');
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid('', 'The body must be a JSON object');
-  }
-  return value as Record<string, unknown>;
 }
 
 function readPage(context: unknown): PageContext | string | null {
@@ -156,7 +140,7 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
 
   routes.patch('/rooms/:id', async (c) => {
     const ai = service(deps);
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     allowOnly(body, ['title']);
     const title = body.title ?? null;
     if (title !== null && (typeof title !== 'string' || title.length > MAX_TITLE_LENGTH)) {
@@ -175,7 +159,7 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
 
   routes.post('/rooms/:id/messages', async (c) => {
     const ai = service(deps);
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     allowOnly(body, ['text', 'context']);
     const text = body.text;
     if (typeof text !== 'string') throw invalid('text', 'text must be a string');
@@ -270,7 +254,7 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
   routes.post('/actions/:id/approve', recent, async (c) => {
     const ai = service(deps);
     const actionId = c.req.param('id');
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     checkConfirmationTypes(body);
     // The status comes first: describing a decided action would run its impact check against a
     // target that has already changed and answer with that error instead of action_not_pending.
@@ -300,7 +284,7 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
 
   routes.post('/actions/:id/reject', recent, async (c) => {
     const ai = service(deps);
-    const body = await jsonBody(c);
+    const body = await readJsonObject(c);
     allowOnly(body, ['reason']);
     const reason = body.reason ?? '';
     if (typeof reason !== 'string' || reason.length > MAX_REASON_LENGTH) {
