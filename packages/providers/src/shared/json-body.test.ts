@@ -59,6 +59,26 @@ describe('encodeJsonBody', () => {
     (mutable[0] as { name: string }).name = 'changed';
     expect(JSON.parse(encodeJsonBody({ other: mutable }).toString()).other[0].name).toBe('changed');
   });
+  it('keeps long strings of one length apart, even those that differ only in the middle', () => {
+    // System prompts: one skill document, then each connection's own part, all of one length.
+    const skill = 'skill '.repeat(5000);
+    const prompts = Array.from(
+      { length: 64 },
+      (_, index) => `${skill}# You\n- name: m${String(index).padStart(2, '0')}`,
+    );
+    const middle = (letter: string) => `${'a'.repeat(100)}${letter}${'z'.repeat(5000)}`;
+    const twins = [middle('x'), middle('y')];
+    const stringify = vi.spyOn(JSON, 'stringify');
+    for (let round = 0; round < 3; round += 1) {
+      for (const text of [...prompts, ...twins]) {
+        const body = { messages: [{ role: 'system', content: `${text}` }] };
+        expect(encodeJsonBody(body).toString('utf8')).toBe(JSON.stringify(body));
+      }
+    }
+    // Each prompt is encoded once. The twins share a cache key; the bytes above show they are still told apart.
+    const encoded = (value: string) => stringify.mock.calls.filter(([argument]) => argument === value).length;
+    for (const prompt of prompts) expect(encoded(prompt)).toBe(1);
+  });
 });
 
 describe('memoizeFrozen', () => {

@@ -9,24 +9,49 @@ const LONG_STRING_BUDGET_BYTES = 16 * 1024 * 1024;
 const MAX_DEPTH = 6;
 
 const frozenCache = new WeakMap<object, Buffer>();
-const stringCache = new Map<string, Buffer>();
+
+interface EncodedString {
+  value: string;
+  encoded: Buffer;
+}
+
+/** Encoded long strings by {@link fingerprint}; a hit is confirmed by comparing the whole value. */
+const stringCache = new Map<string, EncodedString>();
 let stringCacheBytes = 0;
+/** Characters of a long string's end in its fingerprint: where system prompts differ (identity, room, context). */
+const FINGERPRINT_TAIL = 2048;
+
+/**
+ * The key of a long string in the cache. Not the string itself: V8 hashes a string longer than 16,383 characters by
+ * its length alone, so long strings of one length share one bucket of a `Map`, and a lookup compares the key with
+ * each of them in full. System prompts all start with the same ~24 KB skill document and often have the same length
+ * (connections `m01`…`m64`), so with 64 rooms every lookup compared ~64 × 24 KB (~0.1–1 ms per request body).
+ * Two different strings with one fingerprint are still told apart by the comparison on a hit; they only evict
+ * each other.
+ */
+function fingerprint(value: string): string {
+  return `${value.length}:${value.slice(0, 64)}${value.slice(-FINGERPRINT_TAIL)}`;
+}
 
 function encodedString(value: string): Buffer {
-  const cached = stringCache.get(value);
+  const key = fingerprint(value);
+  const cached = stringCache.get(key);
+  stringCache.delete(key);
   if (cached !== undefined) {
-    // Most recently used last.
-    stringCache.delete(value);
-    stringCache.set(value, cached);
-    return cached;
+    if (cached.value === value) {
+      // Most recently used last.
+      stringCache.set(key, cached);
+      return cached.encoded;
+    }
+    stringCacheBytes -= cached.encoded.byteLength;
   }
   const encoded = Buffer.from(JSON.stringify(value));
-  stringCache.set(value, encoded);
+  stringCache.set(key, { value, encoded });
   stringCacheBytes += encoded.byteLength;
-  for (const [key, buffer] of stringCache) {
+  for (const [oldest, entry] of stringCache) {
     if (stringCacheBytes <= LONG_STRING_BUDGET_BYTES) break;
-    stringCache.delete(key);
-    stringCacheBytes -= buffer.byteLength;
+    stringCache.delete(oldest);
+    stringCacheBytes -= entry.encoded.byteLength;
   }
   return encoded;
 }
