@@ -6,7 +6,8 @@
 //
 // Environment: BENCH_CPU_PROF=1 profiles HAL (`--cpu-prof`, into bench-results/profiles/);
 // BENCH_ROUNDS_SCALE=0.5 runs fewer rounds (quick look); BENCH_DATA_DIR_BASE=/dev/shm (database on tmpfs);
-// BENCH_OUTPUT=<file name> writes bench-results/<file name> instead of rooms.json.
+// BENCH_OUTPUT=<file name> writes bench-results/<file name> instead of rooms.json; BENCH_HAL_NODE_ARGS='--flag …' adds
+// Node options to `hal serve` (e.g. V8 flags, or `--require` of a tracing hook).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -192,6 +193,7 @@ if (profiling) mkdirSync(profileDir, { recursive: true });
 const hal = startChild(
   [
     ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ...(process.env.BENCH_HAL_NODE_ARGS ?? '').split(' ').filter(Boolean),
     join(appDir, 'dist', 'cli.js'),
     'serve',
   ],

@@ -78,11 +78,142 @@ describe('postMessage in the unified room', () => {
     expect(log).toEqual(['build a', 'send a', 'build b', 'send b', 'build c', 'send c']);
   });
 
-  it('reads the history once per post for all its turns, and sends each request before storing its placeholder', async () => {
+  it('sends the requests of a burst of posts first, post by post, and stores the messages and events after', async () => {
+    const log: string[] = [];
+    const sending = (name: string) => () => {
+      log.push(`build ${name}`);
+      setImmediate(() => log.push(`send ${name}`));
+      return textReply(`${name} here`);
+    };
+    const fixture = await createRoomFixture({
+      participants: ['a', 'b', 'c'].map((id) => ({ id, name: id.toUpperCase(), steps: [sending(id)] })),
+    });
+    const append = fixture.store.appendMessage.bind(fixture.store);
+    vi.spyOn(fixture.store, 'appendMessage').mockImplementation((message) => {
+      log.push(`store ${message.connectionId ?? 'operator'} ${message.role}`);
+      return append(message);
+    });
+    const published = fixture.seen.length;
+    fixture.events.subscribe(fixture.directRoom('c').id, {}, () => log.push('event'));
+    log.length = 0;
+    // Three panels post in the same tick, as a burst read in one I/O phase.
+    const posts = ['a', 'b', 'c'].map((id) =>
+      fixture.engine.postMessage({
+        roomId: fixture.directRoom(id).id,
+        operator: fixture.operator,
+        text: 'hi',
+      }),
+    );
+    const answered = await Promise.all(posts);
+    await fixture.engine.idle();
+    expect(log.slice(0, 9)).toEqual([
+      'build a',
+      'send a',
+      'build b',
+      'send b',
+      'build c',
+      'send c',
+      'store operator user',
+      'store operator user',
+      'store operator user',
+    ]);
+    expect(log.indexOf('event')).toBeGreaterThan(log.indexOf('send c'));
+    // Each post answers with its stored message.
+    expect(answered.map((result) => result.message.seq)).toEqual([1, 1, 1]);
+    const events = fixture.seen
+      .slice(published)
+      .filter((entry) => entry.roomId === fixture.directRoom('c').id);
+    // In order: the operator's message, the turn, the placeholder, then its tokens and the stored reply.
+    expect(
+      events
+        .map(({ event }) => (event.type === 'message' ? `message ${event.message.status}` : event.type))
+        .slice(0, 3),
+    ).toEqual(['message complete', 'turn', 'message streaming']);
+    expect(
+      (await fixture.store.listMessages(fixture.directRoom('c').id)).map((m) => [m.seq, m.role]),
+    ).toEqual([
+      [1, 'user'],
+      [2, 'assistant'],
+    ]);
+  });
+
+  it('includes a pending message in the next prompt of its room', async () => {
+    const fixture = await createRoomFixture({
+      participants: [{ id: 'a', name: 'A', steps: [textReply('one'), textReply('two')] }],
+    });
+    const room = fixture.directRoom('a').id;
+    // Both posts in one tick: the second's request leaves before the first message is stored.
+    await Promise.all(
+      ['first', 'second'].map((text) =>
+        fixture.engine.postMessage({ roomId: room, operator: fixture.operator, text }),
+      ),
+    );
+    await fixture.engine.idle();
+    const [, second] = fixture.model('a').calls;
+    expect(promptText(second as Parameters<typeof promptText>[0])).toContain('first');
+    expect(promptText(second as Parameters<typeof promptText>[0])).toContain('second');
+    expect(
+      (await fixture.store.listMessages(room)).filter((m) => m.role === 'user').map((m) => m.seq),
+    ).toEqual([1, 2]);
+  });
+
+  it('fails the post and cancels its request when its message cannot be stored', async () => {
+    const fixture = await createRoomFixture({
+      participants: [{ id: 'a', name: 'A', steps: [textReply('never read')] }],
+    });
+    vi.spyOn(fixture.store, 'appendMessage').mockRejectedValueOnce(new Error('disk full'));
+    const room = fixture.directRoom('a').id;
+    const published = fixture.seen.length;
+    await expect(
+      fixture.engine.postMessage({ roomId: room, operator: fixture.operator, text: 'hi' }),
+    ).rejects.toThrow('disk full');
+    await fixture.engine.idle();
+    expect(fixture.model('a').calls).toHaveLength(1);
+    expect(await fixture.store.listMessages(room)).toEqual([]);
+    expect(fixture.seen.slice(published)).toEqual([]);
+    expect(fixture.errors).toEqual([]);
+    expect(fixture.model('a').cancelled).toBe(1);
+  });
+
+  it('lets work that waited longer than lineDeferMs for a busy line run anyway', async () => {
+    const log: string[] = [];
+    const slow = (name: string) => () => {
+      // Building this request keeps the line for 80 ms.
+      const until = performance.now() + 80;
+      while (performance.now() < until) {}
+      log.push(`build ${name}`);
+      setImmediate(() => log.push(`send ${name}`));
+      return textReply(`${name} here`);
+    };
+    const fixture = await createRoomFixture({
+      participants: ['a', 'b', 'c'].map((id) => ({ id, name: id.toUpperCase(), steps: [slow(id)] })),
+      lineDeferMs: 50,
+    });
+    const append = fixture.store.appendMessage.bind(fixture.store);
+    vi.spyOn(fixture.store, 'appendMessage').mockImplementation((message) => {
+      log.push(`store ${message.connectionId ?? 'operator'} ${message.role}`);
+      return append(message);
+    });
+    await Promise.all(
+      ['a', 'b', 'c'].map((id) =>
+        fixture.engine.postMessage({
+          roomId: fixture.directRoom(id).id,
+          operator: fixture.operator,
+          text: 'hi',
+        }),
+      ),
+    );
+    await fixture.engine.idle();
+    // Post a's message waited 80 ms: it is stored when post b, still holding the line, adds its own.
+    expect(log.indexOf('store operator user')).toBeGreaterThan(log.indexOf('build a'));
+    expect(log.indexOf('store operator user')).toBeLessThan(log.indexOf('build b'));
+  });
+
+  it('reads the history once per post for all its turns, and sends the requests before storing anything', async () => {
     const seen: Array<{ name: string; stored: number }> = [];
     let fixture: Awaited<ReturnType<typeof createRoomFixture>> | undefined;
     const noting = (name: string) => () => {
-      // What the room holds when the model is called: the operator's message, no placeholder yet.
+      // What the room holds when the model is called: nothing yet (the operator's message is still pending).
       const messages = fixture?.store.listMessages(fixture.unified.id);
       void Promise.resolve(messages).then((list) => seen.push({ name, stored: list?.length ?? -1 }));
       return textReply(`${name} here`);
@@ -102,7 +233,8 @@ describe('postMessage in the unified room', () => {
     await fixture.engine.idle();
     // One read for both turns' prompts (the spy also counts the two reads made by the models above).
     expect(reads.mock.calls.filter(([, options]) => options?.limit !== undefined)).toHaveLength(1);
-    expect(seen.find((entry) => entry.name === 'a')?.stored).toBe(1);
+    expect(seen.find((entry) => entry.name === 'a')?.stored).toBe(0);
+    expect(promptText(fixture.model('a').calls[0] as Parameters<typeof promptText>[0])).toContain('all?');
     const replies = (await fixture.store.listMessages(fixture.unified.id)).filter(
       (m) => m.role === 'assistant',
     );

@@ -107,6 +107,11 @@ export interface RoomEngineLimits {
   historyMessages?: number;
   /** Passed to the model as `maxOutputTokens`, if set. */
   maxOutputTokens?: number;
+  /**
+   * The longest that events and stores off the way to the models wait for a busy dispatch line before they run
+   * anyway (default 250 ms; a burst of 64 posts keeps the line ~100–200 ms on a 2-core machine).
+   */
+  lineDeferMs?: number;
 }
 
 /** Callbacks for local slash commands that change things outside the rooms. */
@@ -213,6 +218,11 @@ interface TurnState {
    * another turn's placeholder adds nothing to a prompt, so each turn reading it again would only repeat work.
    */
   history?: () => Promise<RoomMessage[]>;
+  /**
+   * Settles once the post's own rows (its message, this turn) are stored: a post's first requests leave before
+   * that (see the dispatch line), and nothing of the answer is read before it.
+   */
+  stored?: Promise<unknown>;
 }
 
 interface StreamOutcome {
@@ -256,14 +266,12 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
   const toolCallsPerTurn = settings.limits?.toolCallsPerTurn ?? 20;
   const proposalTtlMs = settings.limits?.proposalTtlMs ?? 24 * 60 * 60 * 1000;
   const historyMessages = settings.limits?.historyMessages ?? 200;
+  const lineDeferMs = settings.limits?.lineDeferMs ?? 250;
   const running = new Map<string, { controller: AbortController; connectionId: string; roomId: string }>();
   const background = new Set<Promise<unknown>>();
   const relayed = new Set<string>();
 
   const now = () => clock().toISOString();
-  const emit = (roomId: string, event: RoomEvent) => {
-    events.publish(roomId, event);
-  };
   const reportError = (error: unknown) => {
     try {
       settings.onError?.(error);
@@ -316,68 +324,78 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     background.add(guarded);
   };
   /**
-   * Turns start in line, one per turn of the event loop. A burst of posts (64 panels at once) is read in ONE I/O
-   * phase, and everything a post's handler runs synchronously runs for all of them before any `setImmediate`
-   * callback — undici writes a request on a reused keep-alive socket only from such a callback (it first checks the
-   * idle socket, GHSA-35p6-xmwp-9g52). If each turn built and sent its model request inside its post, no request
-   * would leave before the whole burst was handled. In line, turn k's request is written right before turn k + 1
-   * starts, so the first model calls leave while later turns are still being prepared. A turn with nobody ahead
-   * of it starts at once.
+   * The dispatch line: one holder at a time does the work that leads to a model request (a post storing its message
+   * and turns; a turn reading its history and sending its request), and hands the line on once that request has been
+   * written. Why: a burst of posts (64 panels at once) is read in ONE I/O phase, and undici writes a request on a
+   * reused keep-alive socket only from a `setImmediate` callback (it first checks the idle socket,
+   * GHSA-35p6-xmwp-9g52). If every post built and sent its requests inside its handler, no request would leave
+   * before the whole burst was handled. In line, a burst runs post 1, its turns, post 2, its turns, …, so the first
+   * requests leave while later posts still wait. Waiting turns go before waiting posts. Everything not on the way to
+   * a model (events to the panels, streaming placeholders, a post's own answer) waits until nobody holds the line —
+   * or until it has waited `limits.lineDeferMs`, so a line that never empties cannot hold it back for long (what
+   * such work then emits waits anew).
+   * With nobody in line (the usual case) a post and its turn start at once.
    */
-  const startLine: Array<() => void> = [];
-  let lineMoving = false;
-  const nextInLine = () => {
-    const start = startLine.shift();
-    start?.();
-    if (startLine.length === 0) {
-      lineMoving = false;
+  const waitingTurns: Array<() => void> = [];
+  const waitingPosts: Array<() => void> = [];
+  let lineHeld = false;
+  const deferred: Array<() => void> = [];
+  let oldestDeferredAt = 0;
+  const enterLine = (kind: 'post' | 'turn'): Promise<void> => {
+    if (!lineHeld) {
+      lineHeld = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => (kind === 'turn' ? waitingTurns : waitingPosts).push(resolve));
+  };
+  const runDeferred = () => {
+    // Work queued while this runs (an event it publishes) joins the end, so the order is kept.
+    while (deferred.length > 0) {
+      const work = deferred.shift() as () => void;
+      try {
+        work();
+      } catch (error) {
+        reportError(error);
+      }
+    }
+  };
+  const handOn = () => {
+    const next = waitingTurns.shift() ?? waitingPosts.shift();
+    if (next) {
+      next();
       return;
     }
-    // Three loop turns: in the first, the request `start` queued (an immediate its microtasks scheduled after this
-    // callback) is written; in the second, its placeholder is stored (`afterDispatch`); only then does the next
-    // turn begin, so neither lands between that turn's request and its sending.
-    setImmediate(() => setImmediate(() => setImmediate(nextInLine)));
+    lineHeld = false;
+    runDeferred();
   };
-  // Whether a turn already started in this turn of the event loop (reset at its end).
-  let startedThisLoopTurn = false;
-  /** Runs `work` in line; `done` settles with it, `sent` once it has started and its model request was written. */
-  const inLine = (work: () => Promise<void>): { done: Promise<void>; sent: Promise<void> } => {
-    if (!lineMoving && !startedThisLoopTurn) {
-      // Nobody waiting: a single turn (the usual case) starts at once.
-      startedThisLoopTurn = true;
-      setImmediate(() => {
-        startedThisLoopTurn = false;
-      });
-      const done = work();
-      return { done, sent: requestsWritten() };
+  /**
+   * Leaves the line. After a model request was started, the next holder waits two loop turns: in the first, undici
+   * writes the request (from the immediate the request queued); only then does the next holder's work begin.
+   */
+  const leaveLine = (requestStarted: boolean) => {
+    if (requestStarted) setImmediate(() => setImmediate(handOn));
+    else handOn();
+  };
+  /** Runs `work` now when nobody holds the line, else once the line is free (see above). */
+  const whenLineFree = (work: () => void) => {
+    if (!lineHeld && deferred.length === 0) {
+      work();
+      return;
     }
-    let markSent: () => void = () => undefined;
-    const sent = new Promise<void>((resolve) => {
-      markSent = resolve;
-    });
-    const done = new Promise<void>((resolve, reject) => {
-      startLine.push(() => {
-        work().then(resolve, reject);
-        void requestsWritten().then(markSent);
-      });
-      if (!lineMoving) {
-        lineMoving = true;
-        setImmediate(nextInLine);
-      }
-    });
-    return { done, sent };
+    if (deferred.length === 0) oldestDeferredAt = performance.now();
+    deferred.push(work);
+    if (performance.now() - oldestDeferredAt > lineDeferMs) runDeferred();
   };
-  /** Runs `work` once the model request started now has been written (see the line above), and returns its result. */
-  const afterDispatch = <T>(work: () => Promise<T>): Promise<T> =>
+  /** `work` started once the line is free; settles with it. */
+  const afterLine = <T>(work: () => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
-      setImmediate(() =>
-        setImmediate(() => {
-          work().then(resolve, reject);
-        }),
-      );
+      whenLineFree(() => {
+        work().then(resolve, reject);
+      });
     });
-  /** Resolves once the model request started now has been written. */
-  const requestsWritten = () => afterDispatch(async () => undefined);
+
+  /** Events wait while the line is held; their order is kept. */
+  const emit = (roomId: string, event: RoomEvent) => whenLineFree(() => events.publish(roomId, event));
 
   const emitAction = (record: ActionRecord) =>
     emit(record.roomId, { type: 'action', action: toPublicAction(record) });
@@ -406,11 +424,9 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     emit(turn.roomId, { type: 'turn', turnId: turn.id, connectionId: turn.connectionId, status });
   };
 
-  const startTurn = async (
-    state: TurnState,
-  ): Promise<{ turnId: string; connectionId: string; sent: Promise<void> }> => {
+  const newTurn = (state: TurnState): TurnRecord => {
     const createdAt = now();
-    const turn = await store.createTurn({
+    return {
       id: newId(),
       roomId: state.roomId,
       connectionId: state.participant.id,
@@ -421,13 +437,39 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       error: null,
       createdAt,
       updatedAt: createdAt,
-    });
+    };
+  };
+  const storeTurn = async (record: TurnRecord) => {
+    const turn = await store.createTurn(record);
     emit(turn.roomId, { type: 'turn', turnId: turn.id, connectionId: turn.connectionId, status: 'running' });
+    return turn;
+  };
+
+  /** Starts a turn. A post's turns come with their record, stored by the post (`state.stored`); others store it here. */
+  const startTurn = async (
+    state: TurnState,
+    record?: TurnRecord,
+  ): Promise<{ turnId: string; connectionId: string }> => {
+    const turn = record ?? (await storeTurn(newTurn(state)));
     const controller = new AbortController();
     running.set(turn.id, { controller, connectionId: turn.connectionId, roomId: turn.roomId });
-    const { done, sent } = inLine(() => runTurn(turn, state, controller.signal));
-    track(done.finally(() => running.delete(turn.id)));
-    return { turnId: turn.id, connectionId: turn.connectionId, sent };
+    // The turn waits for the dispatch line inside runTurn.
+    track(runTurn(turn, state, controller.signal).finally(() => running.delete(turn.id)));
+    return { turnId: turn.id, connectionId: turn.connectionId };
+  };
+
+  /**
+   * Operator messages whose model requests are on their way before the message is stored (see the dispatch line),
+   * by room: the prompts of the room's other turns include them meanwhile.
+   */
+  const pendingMessages = new Map<string, RoomMessage[]>();
+  const readHistory = async (roomId: string): Promise<RoomMessage[]> => {
+    // Taken before the read: a message stored during it is then in one of the two (or both: kept once).
+    const pending = [...(pendingMessages.get(roomId) ?? [])];
+    const stored = await store.listMessages(roomId, { limit: historyMessages });
+    if (pending.length === 0) return stored;
+    const ids = new Set(stored.map((message) => message.id));
+    return [...stored, ...pending.filter((message) => !ids.has(message.id))];
   };
 
   /** Reads one model response; no store writes per token, only `delta` events. */
@@ -533,51 +575,62 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       let sharedHistory = state.history;
       for (;;) {
         if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
-        const history = sharedHistory
-          ? await sharedHistory()
-          : await store.listMessages(state.roomId, { limit: historyMessages });
-        // Later calls of this turn (after its read tools ran) need the room as it is then.
-        sharedHistory = undefined;
-        const prompt = [
-          { role: 'system' as const, content: system },
-          ...buildHistory(history, { selfId: participant.id, nameOf: (id) => names.get(id) ?? id }),
-        ];
-        // The model request goes out first; its streaming placeholder is stored while it travels (the first
-        // token is hundreds of ms away), so that write is not on the path to the model.
-        const placeholder = { id: newId() };
-        const stored = afterDispatch(() =>
-          appendMessage({
-            id: placeholder.id,
-            roomId: state.roomId,
-            role: 'assistant',
-            connectionId: participant.id,
-            model: participant.modelId,
-            content: [],
-            status: 'streaming',
-            error: null,
-            relayDepth: state.relayDepth,
-            relayedFrom: state.relayedFrom,
-            usage: null,
-          }),
-        );
-        lastAssistantId = placeholder.id;
-        const outcome = await consumeStream(
-          participant.model,
-          {
-            prompt,
-            ...(tools.length > 0 ? { tools, toolChoice: 'auto' as const } : {}),
-            ...(settings.limits?.maxOutputTokens ? { maxOutputTokens: settings.limits.maxOutputTokens } : {}),
-            abortSignal: signal,
-          },
-          (text) =>
-            emit(state.roomId, {
-              type: 'delta',
-              messageId: placeholder.id,
+        await enterLine('turn');
+        let streaming: Promise<StreamOutcome>;
+        let placeholder: { id: string };
+        try {
+          if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
+          const history = sharedHistory ? await sharedHistory() : await readHistory(state.roomId);
+          // Later calls of this turn (after its read tools ran) need the room as it is then.
+          sharedHistory = undefined;
+          const prompt = [
+            { role: 'system' as const, content: system },
+            ...buildHistory(history, { selfId: participant.id, nameOf: (id) => names.get(id) ?? id }),
+          ];
+          // The model request goes out first; its streaming placeholder is stored once the line is free (the first
+          // token is hundreds of ms away), so that write is not on the path to any model.
+          placeholder = { id: newId() };
+          const stored = afterLine(async () => {
+            await state.stored;
+            return appendMessage({
+              id: placeholder.id,
+              roomId: state.roomId,
+              role: 'assistant',
               connectionId: participant.id,
-              text,
-            }),
-          stored,
-        );
+              model: participant.modelId,
+              content: [],
+              status: 'streaming',
+              error: null,
+              relayDepth: state.relayDepth,
+              relayedFrom: state.relayedFrom,
+              usage: null,
+            });
+          });
+          streaming = consumeStream(
+            participant.model,
+            {
+              prompt,
+              ...(tools.length > 0 ? { tools, toolChoice: 'auto' as const } : {}),
+              ...(settings.limits?.maxOutputTokens
+                ? { maxOutputTokens: settings.limits.maxOutputTokens }
+                : {}),
+              abortSignal: signal,
+            },
+            (text) =>
+              emit(state.roomId, {
+                type: 'delta',
+                messageId: placeholder.id,
+                connectionId: participant.id,
+                text,
+              }),
+            stored,
+          );
+        } finally {
+          // Also after a failed history read: the next holder must not wait forever.
+          leaveLine(true);
+        }
+        lastAssistantId = placeholder.id;
+        const outcome = await streaming;
 
         if (outcome.error) {
           const textBlocks = outcome.blocks.filter((block) => block.type === 'text');
@@ -685,6 +738,13 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         await relayMentions(state, turnText.join('\n'), lastAssistantId);
       }
     } catch (error) {
+      // The post could not store its message or this turn: the post fails with that error, and the turn, never
+      // stored or announced, ends without a trace (its request was cancelled, nothing of the answer was read).
+      const postFailed = await state.stored?.then(
+        () => false,
+        () => true,
+      );
+      if (postFailed) return;
       // Store errors after a reset (messages gone) or unexpected failures: never leave a turn "running".
       const info = signal.aborted ? CANCELLED : toErrorInfo(error);
       try {
@@ -928,23 +988,61 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
   };
 
   const postMessage = async (input: PostMessageInput): Promise<PostMessageResult> => {
-    const room = await requireRoom(input.roomId);
-    const parsed: ParsedSlashCommand | undefined = parseSlashCommand(input.text);
-    const command = parsed ? expandSlashCommand(parsed, { roomKind: room.kind }) : undefined;
-    const commandBlock: ContentBlock[] =
-      parsed && command
-        ? [
-            {
-              type: 'command',
-              command: command.definition.name,
-              args: parsed.args,
-              ...(command.expansion ? { expansion: command.expansion } : {}),
-            },
-          ]
-        : [];
-    const userMessage = (): Promise<RoomMessage> =>
-      appendMessage({
+    // A post waits for the dispatch line (behind waiting turns) before it reads or stores anything.
+    await enterLine('post');
+    let holding = true;
+    const leave = () => {
+      if (holding) leaveLine(false);
+      holding = false;
+    };
+    try {
+      const room = await requireRoom(input.roomId);
+      const parsed: ParsedSlashCommand | undefined = parseSlashCommand(input.text);
+      const command = parsed ? expandSlashCommand(parsed, { roomKind: room.kind }) : undefined;
+      const commandBlock: ContentBlock[] =
+        parsed && command
+          ? [
+              {
+                type: 'command',
+                command: command.definition.name,
+                args: parsed.args,
+                ...(command.expansion ? { expansion: command.expansion } : {}),
+              },
+            ]
+          : [];
+      const userMessage = (): Promise<RoomMessage> =>
+        appendMessage({
+          roomId: room.id,
+          role: 'user',
+          connectionId: null,
+          model: null,
+          content: [{ type: 'text', text: input.text }, ...commandBlock, ...(input.attachments ?? [])],
+          status: 'complete',
+          error: null,
+          relayDepth: 0,
+          relayedFrom: null,
+          usage: null,
+        });
+
+      if (parsed && command?.definition.kind === 'local') {
+        // No model is called: a local command (which may cancel turns) runs outside the line.
+        leave();
+        const noteText = await runLocalCommand(room, command.definition.name, command.values, input.operator);
+        const message = await userMessage();
+        const note = await appendNote(room.id, noteText, `command_${command.definition.name}`);
+        return { message, turns: [], note };
+      }
+
+      // Addressing is checked before anything is stored: a refused message leaves no trace.
+      const { targets, participants } = await resolveTargets(room, input.text);
+      // The message and its turns' rows are stored once the line is free, after the model requests they lead to
+      // have left: nothing of an answer is read before (each turn's placeholder waits for `stored`), so no token and
+      // no tool call can come from a message that was not stored. Until then it is pending: the room's prompts
+      // include it.
+      const pending: RoomMessage = {
+        id: newId(),
         roomId: room.id,
+        seq: 0,
         role: 'user',
         connectionId: null,
         model: null,
@@ -954,29 +1052,12 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         relayDepth: 0,
         relayedFrom: null,
         usage: null,
-      });
-
-    if (parsed && command?.definition.kind === 'local') {
-      const noteText = await runLocalCommand(room, command.definition.name, command.values, input.operator);
-      const message = await userMessage();
-      const note = await appendNote(room.id, noteText, `command_${command.definition.name}`);
-      return { message, turns: [], note };
-    }
-
-    // Addressing is checked before anything is stored: a refused message leaves no trace.
-    const { targets, participants } = await resolveTargets(room, input.text);
-    const message = await userMessage();
-    let historyRead: Promise<RoomMessage[]> | undefined;
-    const history = () => {
-      historyRead ??= store.listMessages(room.id, { limit: historyMessages });
-      return historyRead;
-    };
-    const turns: PostMessageResult['turns'] = [];
-    const sent: Array<Promise<void>> = [];
-    // Whether this post's turns lead the line (its first starts right away).
-    const leadsTheLine = !lineMoving && !startedThisLoopTurn;
-    for (const participant of targets) {
-      const { sent: requestSent, ...started } = await startTurn({
+        createdAt: now(),
+      };
+      const roomPending = pendingMessages.get(room.id) ?? [];
+      roomPending.push(pending);
+      pendingMessages.set(room.id, roomPending);
+      const states: TurnState[] = targets.map((participant) => ({
         roomId: room.id,
         roomKind: room.kind,
         participant,
@@ -985,18 +1066,40 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         relayDepth: 0,
         relayedFrom: null,
         relayedBy: null,
-        triggerMessageId: message.id,
-        history,
+        triggerMessageId: pending.id,
         ...(participants ? { participants } : {}),
+      }));
+      const records = states.map(newTurn);
+      const stored = afterLine(async () => {
+        try {
+          const { seq: _unknown, createdAt: _now, ...message } = pending;
+          const saved = await appendMessage(message);
+          for (const record of records) await storeTurn(record);
+          return saved;
+        } finally {
+          const left = (pendingMessages.get(room.id) ?? []).filter((entry) => entry !== pending);
+          if (left.length > 0) pendingMessages.set(room.id, left);
+          else pendingMessages.delete(room.id);
+        }
       });
-      turns.push(started);
-      sent.push(requestSent);
+      // Read once for all this post's turns (another turn's placeholder adds nothing to a prompt).
+      let historyRead: Promise<RoomMessage[]> | undefined;
+      const history = () => {
+        historyRead ??= readHistory(room.id);
+        return historyRead;
+      };
+      const turns: PostMessageResult['turns'] = [];
+      for (const [index, state] of states.entries()) {
+        // Each turn joins the line (turns go first), so when this post leaves it, its own turns follow.
+        turns.push(await startTurn({ ...state, history, stored }, records[index]));
+      }
+      leave();
+      // The caller's answer (the route's `202`) comes once the message is stored, after the model requests.
+      const message = await stored;
+      return { message, turns };
+    } finally {
+      leave();
     }
-    // Answer once this post's model requests have been written, when they lead the line: the caller's reply (the
-    // route's `202`) would otherwise be written between them, on the path to the models' first tokens. A post
-    // whose turns wait behind others' answers at once.
-    if (leadsTheLine) await Promise.all(sent);
-    return { message, turns };
   };
 
   const requireAction = async (actionId: string) => {

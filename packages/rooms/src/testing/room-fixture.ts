@@ -38,6 +38,7 @@ export interface FixtureParticipantInput {
 export async function createRoomFixture(options: {
   participants: FixtureParticipantInput[];
   toolCallsPerTurn?: number;
+  lineDeferMs?: number;
   skill?: string;
   now?: () => Date;
 }) {
@@ -135,7 +136,10 @@ export async function createRoomFixture(options: {
     },
     newId: () => `id_${++counter}`,
     ...(options.now ? { clock: options.now } : {}),
-    limits: { toolCallsPerTurn: options.toolCallsPerTurn ?? 20 },
+    limits: {
+      toolCallsPerTurn: options.toolCallsPerTurn ?? 20,
+      ...(options.lineDeferMs === undefined ? {} : { lineDeferMs: options.lineDeferMs }),
+    },
     onAudit: (entry) => {
       audits.push(entry);
     },

@@ -19,6 +19,8 @@ export type ScriptStep =
 export interface ScriptedLanguageModel extends LanguageModel {
   /** The options of every call, in order. */
   readonly calls: CallOptions[];
+  /** How many of its streams the caller cancelled. */
+  readonly cancelled: number;
   /** Resolves when the n-th call (1-based) has started streaming. */
   started(n?: number): Promise<void>;
 }
@@ -34,6 +36,7 @@ export function createScriptedModel(settings: {
   delayMs?: number;
 }): ScriptedLanguageModel {
   const calls: CallOptions[] = [];
+  let cancelled = 0;
   const delayMs = settings.delayMs ?? 2;
   const waiters: Array<{ n: number; resolve: () => void }> = [];
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -50,6 +53,9 @@ export function createScriptedModel(settings: {
     provider: settings.provider ?? 'scripted',
     modelId: settings.modelId ?? 'scripted-1',
     calls,
+    get cancelled() {
+      return cancelled;
+    },
     started(n = 1) {
       if (calls.length >= n) return Promise.resolve();
       return new Promise((resolve) => waiters.push({ n, resolve }));
@@ -80,6 +86,9 @@ export function createScriptedModel(settings: {
           controller.enqueue(part);
           index += 1;
           if (index === (response.gateAfter ?? 1) && response.gate) await response.gate;
+        },
+        cancel() {
+          cancelled += 1;
         },
       });
       return { stream };
