@@ -14,7 +14,7 @@ const deepFreeze = <T>(value: T): T => {
 };
 
 describe('encodeJsonBody', () => {
-  it('gives exactly the bytes JSON.stringify gives, for every kind of plain data', () => {
+  it('gives exactly the text JSON.stringify gives, for every kind of plain data', () => {
     const long = `스킬 문서 ${'한국어와 English, "quotes", \\ and \n newlines '.repeat(200)}`;
     const bodies: unknown[] = [
       { model: 'm', stream: true, n: 1.5, none: null, skipped: undefined, fn: () => 1 },
@@ -39,9 +39,9 @@ describe('encodeJsonBody', () => {
       { emoji: '🙂 \u2028 \u2029 \ud800 lone surrogate' },
     ];
     for (const body of bodies) {
-      expect(encodeJsonBody(body).toString('utf8')).toBe(JSON.stringify(body));
+      expect(encodeJsonBody(body)).toBe(JSON.stringify(body));
       // Twice: the second comes from the caches.
-      expect(encodeJsonBody(body).toString('utf8')).toBe(JSON.stringify(body));
+      expect(encodeJsonBody(body)).toBe(JSON.stringify(body));
     }
   });
 
@@ -57,7 +57,7 @@ describe('encodeJsonBody', () => {
     expect(stringify.mock.calls.filter(([value]) => value === system)).toHaveLength(1);
     // Frozen on the outside only: its item can change, so it is encoded every time and shows the change.
     (mutable[0] as { name: string }).name = 'changed';
-    expect(JSON.parse(encodeJsonBody({ other: mutable }).toString()).other[0].name).toBe('changed');
+    expect(JSON.parse(encodeJsonBody({ other: mutable })).other[0].name).toBe('changed');
   });
   it('keeps long strings of one length apart, even those that differ only in the middle', () => {
     // System prompts: one skill document, then each connection's own part, all of one length.
@@ -72,7 +72,7 @@ describe('encodeJsonBody', () => {
     for (let round = 0; round < 3; round += 1) {
       for (const text of [...prompts, ...twins]) {
         const body = { messages: [{ role: 'system', content: `${text}` }] };
-        expect(encodeJsonBody(body).toString('utf8')).toBe(JSON.stringify(body));
+        expect(encodeJsonBody(body)).toBe(JSON.stringify(body));
       }
     }
     // Each prompt is encoded once. The twins share a cache key; the bytes above show they are still told apart.
