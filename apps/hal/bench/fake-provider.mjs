@@ -6,10 +6,14 @@ import { createFakeOpenAI } from '@hal-ai/providers/testing';
 const firstTokenMs = Number(process.env.BENCH_FIRST_TOKEN_MS ?? 300);
 const chunks = Number(process.env.BENCH_CHUNKS ?? 20);
 const chunkDelayMs = Number(process.env.BENCH_CHUNK_DELAY_MS ?? 5);
-const keys = { hal: process.env.BENCH_HAL_KEY, direct: process.env.BENCH_DIRECT_KEY };
+const keys = {
+  hal: process.env.BENCH_HAL_KEY,
+  direct: process.env.BENCH_DIRECT_KEY,
+  floor: process.env.BENCH_FLOOR_KEY,
+};
 const text = 'The quick brown fox jumps over the lazy dog. '.repeat(4).trim();
 // Body sizes come from the header, so counting costs nothing per request.
-const bodyBytes = { hal: [], direct: [] };
+const bodyBytes = { hal: [], direct: [], floor: [] };
 // When each tagged request (`[t:<tag>]` in its last user message) was fully received, on the clock both processes
 // share (time origin + monotonic), so run.mjs can split a path into "before the provider" and "after".
 let arrivals = {};
@@ -29,6 +33,7 @@ function pathOf(request) {
   const authorization = String(request.headers.authorization ?? '');
   if (authorization === `Bearer ${keys.hal}`) return 'hal';
   if (authorization === `Bearer ${keys.direct}`) return 'direct';
+  if (keys.floor && authorization === `Bearer ${keys.floor}`) return 'floor';
   return undefined;
 }
 

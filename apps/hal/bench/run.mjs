@@ -60,13 +60,18 @@ const newTag = () => {
 
 warnIfStale();
 
-const keys = { hal: randomBytes(24).toString('base64url'), direct: randomBytes(24).toString('base64url') };
+const keys = {
+  hal: randomBytes(24).toString('base64url'),
+  direct: randomBytes(24).toString('base64url'),
+  floor: randomBytes(24).toString('base64url'),
+};
 // BENCH_DATA_DIR_BASE=/dev/shm puts HAL's database on tmpfs: commits then cost no fsync (an experiment, not a setup).
 const dataDir = mkdtempSync(join(process.env.BENCH_DATA_DIR_BASE ?? tmpdir(), 'hal-bench-'));
 const children = [];
 // Own pools: the SSE streams hold 70 sockets open, and 64 posts go out at once.
 const halAgent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
 const directAgent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
+const floorAgent = new Agent({ connections: 256, keepAliveTimeout: 30_000 });
 
 /** A child process that reports on IPC (`fake-provider.mjs`) or prints lines on stdout (`hal serve`). */
 function startChild(args, env) {
@@ -169,12 +174,23 @@ function warnIfStale() {
 const fake = startChild([join(here, 'fake-provider.mjs')], {
   BENCH_HAL_KEY: keys.hal,
   BENCH_DIRECT_KEY: keys.direct,
+  BENCH_FLOOR_KEY: keys.floor,
   BENCH_FIRST_TOKEN_MS: String(FIRST_TOKEN_MS),
 });
 const { baseUrl } = await new Promise((resolve, reject) => {
   fake.once('message', resolve);
   fake.once('exit', () => reject(new Error('the fake provider did not start')));
 });
+// The floor: a pass-through host in its own process (see floor-proxy.mjs).
+const floor = startChild([join(here, 'floor-proxy.mjs')], {
+  BENCH_BASE_URL: baseUrl,
+  BENCH_FLOOR_KEY: keys.floor,
+});
+const { url: floorUrl } = await new Promise((resolve, reject) => {
+  floor.once('message', resolve);
+  floor.once('exit', () => reject(new Error('the floor proxy did not start')));
+});
+
 /** Asks the fake for `stats` (request body sizes) or `arrivals` (tag → when the request was in; then cleared). */
 const askFake = (what) =>
   new Promise((resolve) => {
@@ -458,6 +474,72 @@ async function viaAdapter(tag = newTag()) {
   return { ms: firstToken, startedAt, tag };
 }
 
+// The floor: post → first delta through the pass-through host (floor-proxy.mjs), on its own SSE stream per id.
+const floorWaiters = new Map();
+async function openFloorStream(id) {
+  const controller = new AbortController();
+  const response = await request(`${floorUrl}/events?id=${id}`, {
+    method: 'GET',
+    dispatcher: floorAgent,
+    signal: controller.signal,
+  });
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reading = (async () => {
+    try {
+      for await (const chunk of response.body) {
+        buffer += decoder.decode(chunk, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const at = now();
+          const event = /^event: (\w+)$/m.exec(frame)?.[1];
+          const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? 'null');
+          const waiter = floorWaiters.get(id);
+          if (!waiter || !data) continue;
+          if (event === 'delta') waiter.first[data.model] ??= at;
+          if (event === 'done') waiter.done(data);
+        }
+      }
+    } catch (error) {
+      if (!controller.signal.aborted) throw error;
+    }
+  })();
+  streams.push({ controller, reading });
+}
+
+/** One post to the floor that `models` requests answer; the sample is the last model's first delta. */
+async function viaFloor(id, models = 1, tag = newTag()) {
+  const finished = new Promise((resolve, reject) => {
+    let left = models;
+    const timer = setTimeout(() => reject(new Error(`floor ${id} timed out`)), TURN_TIMEOUT_MS);
+    floorWaiters.set(id, {
+      first: [],
+      done(data) {
+        if (data.error) reject(new Error(`floor: ${data.error}`));
+        left -= 1;
+        if (left === 0) {
+          clearTimeout(timer);
+          resolve();
+        }
+      },
+    });
+  });
+  const startedAt = now();
+  const response = await request(`${floorUrl}/post?id=${id}`, {
+    method: 'POST',
+    dispatcher: floorAgent,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text: `Status? [t:${tag}]`, models }),
+  });
+  await response.body.text();
+  await finished;
+  const { first } = floorWaiters.get(id);
+  floorWaiters.delete(id);
+  if (first.length !== models) throw new Error(`floor ${id}: ${first.length} of ${models} answered`);
+  return { ms: Math.max(...first) - startedAt, startedAt, tag };
+}
+
 const parallel = (count, run) => Promise.all(Array.from({ length: count }, (_, index) => run(index)));
 
 /** `count` direct requests at once under one tag: the sample is the last first token (fan-out's baseline). */
@@ -474,7 +556,7 @@ async function lastOf(count, run) {
 /** Adds `providerMs` (start → the fake has the whole request) to the samples of a phase. */
 async function attachArrivals(phase) {
   const arrivals = await askFake('arrivals');
-  for (const samples of [phase.raw, phase.adapter, phase.hal]) {
+  for (const samples of [phase.raw, phase.adapter, phase.floor, phase.hal]) {
     for (const sample of samples) {
       const arrivedAt = arrivals[sample.tag];
       if (arrivedAt !== undefined) sample.toProviderMs = arrivedAt - sample.startedAt;
@@ -493,12 +575,15 @@ try {
   const directRoomOf = (connection) => rooms.find((room) => room.connectionId === connection.id).id;
   await openStream(unified.id);
   for (const connection of connections) await openStream(directRoomOf(connection));
+  await openFloorStream('single');
+  await openFloorStream('fan-out');
   const first = connections[0];
 
   // Warm-up: JIT, connection pools, prepared statements.
   for (let index = 0; index < 3; index += 1) {
     await viaRaw();
     await viaAdapter();
+    await viaFloor('single');
     await viaHal(directRoomOf(first), [first.id], 'warm-up');
   }
   await askFake('arrivals');
@@ -511,11 +596,12 @@ try {
   }
 
   log(`1 in flight: ${ROUNDS.single} rounds`);
-  const single = { raw: [], adapter: [], hal: [] };
+  const single = { raw: [], adapter: [], floor: [], hal: [] };
   const singleCpu = cpuMark();
   for (let index = 0; index < ROUNDS.single; index += 1) {
     single.raw.push(await viaRaw());
     single.adapter.push(await viaAdapter());
+    single.floor.push(await viaFloor('single'));
     single.hal.push(await viaHal(directRoomOf(first), [first.id], `Round ${index}: status of the servers?`));
   }
   single.halCpuMsPerTurn = cpuPerTurn(singleCpu, ROUNDS.single);
@@ -523,11 +609,12 @@ try {
 
   // Fan-out: one unified message (no @name: every active model answers), the last model's first delta.
   log(`fan-out to ${FAN_OUT}: ${ROUNDS.fanOut} rounds`);
-  const fanOut = { raw: [], adapter: [], hal: [] };
+  const fanOut = { raw: [], adapter: [], floor: [], hal: [] };
   const fanOutCpu = cpuMark();
   for (let index = 0; index < ROUNDS.fanOut; index += 1) {
     fanOut.raw.push(await lastOf(FAN_OUT, viaRaw));
     fanOut.adapter.push(await lastOf(FAN_OUT, viaAdapter));
+    fanOut.floor.push(await viaFloor('fan-out', FAN_OUT));
     fanOut.hal.push(
       await viaHal(
         unified.id,
@@ -543,16 +630,19 @@ try {
   log(`${CONCURRENT} in flight: adding connections`);
   rooms = await addConnections(CONCURRENT);
   for (const connection of connections.slice(FAN_OUT)) await openStream(directRoomOf(connection));
+  for (let slot = 0; slot < CONCURRENT; slot += 1) await openFloorStream(`c${slot}`);
+  await parallel(CONCURRENT, (slot) => viaFloor(`c${slot}`));
   await parallel(CONCURRENT, (index) =>
     viaHal(directRoomOf(connections[index]), [connections[index].id], 'warm-up'),
   );
   await askFake('arrivals');
   log(`${CONCURRENT} in flight: ${ROUNDS.concurrent} rounds`);
-  const concurrent = { raw: [], adapter: [], hal: [] };
+  const concurrent = { raw: [], adapter: [], floor: [], hal: [] };
   const concurrentCpu = cpuMark();
   for (let index = 0; index < ROUNDS.concurrent; index += 1) {
     concurrent.raw.push(...(await parallel(CONCURRENT, () => viaRaw())));
     concurrent.adapter.push(...(await parallel(CONCURRENT, () => viaAdapter())));
+    concurrent.floor.push(...(await parallel(CONCURRENT, (slot) => viaFloor(`c${slot}`))));
     concurrent.hal.push(
       ...(await parallel(CONCURRENT, (slot) =>
         viaHal(directRoomOf(connections[slot]), [connections[slot].id], `Round ${index}: status?`),
@@ -567,10 +657,10 @@ try {
     new Promise((resolve) => setTimeout(resolve, 2000).unref()),
   ]);
   for (const stream of streams) stream.controller.abort();
-  await Promise.all([halAgent.close(), directAgent.close()]);
+  await Promise.all([halAgent.close(), directAgent.close(), floorAgent.close()]);
   // `hal serve` on SIGTERM: how long it takes to exit (null: it did not, and was killed).
   results.shutdownMs = Object.fromEntries(
-    (await stopChildren()).map((ms, index) => [index === 0 ? 'fake' : 'hal', ms]),
+    (await stopChildren()).map((ms, index) => [['fake', 'floor', 'hal'][index], ms]),
   );
   rmSync(dataDir, { recursive: true, force: true });
 }
@@ -590,6 +680,7 @@ function compare(phase) {
   };
   const raw = path(phase.raw);
   const adapter = path(phase.adapter);
+  const floor = path(phase.floor);
   const median = (key) => round(summarize(phase.hal.map((sample) => sample[key])).medianMs);
   // Post → 202, → `turn running`, → streaming placeholder `message` (the model is called next), on the SSE stream.
   const hal = {
@@ -609,9 +700,18 @@ function compare(phase) {
   return {
     raw,
     adapter,
+    floor,
     hal: { ...hal, cpuMsPerTurn: phase.halCpuMsPerTurn },
     vsRaw: versus(raw),
     vsAdapter: versus(adapter),
+    // The machine's share: what the pass-through host adds over raw; HAL's own share is vsFloor.
+    floorVsRaw: {
+      addedMedianMs: round(floor.medianMs - raw.medianMs),
+      addedP99Ms: round(floor.p99Ms - raw.p99Ms),
+      ratioMedian: round(floor.medianMs / raw.medianMs, 3),
+      ratioP99: round(floor.p99Ms / raw.p99Ms, 3),
+    },
+    vsFloor: versus(floor),
   };
 }
 
@@ -650,19 +750,31 @@ for (const [name, row] of rows) {
     `${name.padEnd(20)}${pad(row.raw.medianMs, 9)}${pad(row.raw.p99Ms, 8)}${pad(row.adapter.medianMs, 9)}${pad(row.adapter.p99Ms, 8)}${pad(row.hal.medianMs, 9)}${pad(row.hal.p99Ms, 8)}${pad(row.vsRaw.addedMedianMs, 8)}${pad(row.vsRaw.addedP99Ms, 8)}${pad(row.vsRaw.ratioMedian, 7)}${pad(row.vsRaw.ratioP99, 7)}`,
   );
 }
+console.log(
+  '\nthe floor (floor-proxy.mjs: a pass-through host, same hops and body size, no database): p50 / p99, added over raw, and HAL over the floor',
+);
+for (const [name, row] of rows) {
+  console.log(
+    `  ${name.padEnd(18)} floor ${row.floor.medianMs} / ${row.floor.p99Ms}   floor − raw +${row.floorVsRaw.addedMedianMs} / +${row.floorVsRaw.addedP99Ms} (×${row.floorVsRaw.ratioMedian} / ×${row.floorVsRaw.ratioP99})   HAL − floor +${row.vsFloor.addedMedianMs} / +${row.vsFloor.addedP99Ms}`,
+  );
+}
 console.log('\ntargets (vs raw undici):');
 for (const [name, target] of Object.entries(targets)) {
   const miss = target.met ? '' : ` — missed by ${round(target.value - target.limit, 3)}`;
   console.log(`  ${target.met ? 'met   ' : 'MISSED'} ${name}: ${target.value} ≤ ${target.limit}${miss}`);
 }
-const bodyBytes = { hal: sizes(results.bodyBytes?.hal), direct: sizes(results.bodyBytes?.direct) };
+const bodyBytes = {
+  hal: sizes(results.bodyBytes?.hal),
+  direct: sizes(results.bodyBytes?.direct),
+  floor: sizes(results.bodyBytes?.floor),
+};
 console.log(
   '\nwhere the time goes (medians, ms): start → provider has the request | provider has it → first token',
 );
 for (const [name, row] of rows) {
   const part = (entry) => `${entry.toProviderMedianMs} | ${entry.fromProviderMedianMs}`;
   console.log(
-    `  ${name.padEnd(18)} raw ${part(row.raw)}   adapter ${part(row.adapter)}   HAL ${part(row.hal)}`,
+    `  ${name.padEnd(18)} raw ${part(row.raw)}   adapter ${part(row.adapter)}   floor ${part(row.floor)}   HAL ${part(row.hal)}`,
   );
 }
 console.log(
@@ -680,7 +792,7 @@ console.log(
 );
 console.log(`load average (1 min) at start ${loadAtStart}, at end ${round(loadavg()[0])} on ${cpus} cores`);
 console.log(
-  `\nrequest body to the provider: HAL median ${bodyBytes.hal.median} B (max ${bodyBytes.hal.max}), direct ${bodyBytes.direct.median} B`,
+  `\nrequest body to the provider: HAL median ${bodyBytes.hal.median} B (max ${bodyBytes.hal.max}), direct ${bodyBytes.direct.median} B, floor ${bodyBytes.floor.median} B`,
 );
 
 const output = join(resultsDir, process.env.BENCH_OUTPUT ?? 'rooms.json');
