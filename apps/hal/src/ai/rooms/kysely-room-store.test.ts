@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createMemoryRoomStore } from '@hal-ai/rooms';
+import { createMemoryRoomStore, type NewRoomMessage } from '@hal-ai/rooms';
+import type { RoomMessage } from '@hal-ai/spec';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { createKyselyRoomStore } from './kysely-room-store.js';
@@ -23,4 +26,117 @@ describeRoomStoreContract('kysely over a SQLite file', async () => {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe('the kysely store keeps recent history in memory', () => {
+  const clock = { now: () => Date.parse('2026-11-30T12:00:00Z') };
+  const text = (id: string, body = id): NewRoomMessage => ({
+    id,
+    roomId: '',
+    role: 'user',
+    connectionId: null,
+    model: null,
+    content: [{ type: 'text', text: body }],
+    status: 'complete',
+    error: null,
+    relayDepth: 0,
+    relayedFrom: null,
+    usage: null,
+    createdAt: '2026-11-30T12:00:00.000Z',
+  });
+  const texts = (messages: RoomMessage[]) =>
+    messages.map((message) => (message.content[0]?.type === 'text' ? message.content[0].text : '?'));
+
+  const open = async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-history-'));
+    const database = openDatabase(path.join(dir, 'hal.db'));
+    await migrateToLatest(database.db);
+    const store = createKyselyRoomStore(database.db, clock);
+    const room = await store.ensureUnifiedRoom();
+    // Changes a stored text behind the store's back (no counter moves): only a read of the rows would see it.
+    const tamper = (id: string, body: string) =>
+      sql`update ai_messages set content_json = ${JSON.stringify([{ type: 'text', text: body }])} where id = ${id}`.execute(
+        database.db,
+      );
+    return {
+      database,
+      store,
+      room,
+      tamper,
+      async close() {
+        await database.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
+
+  it('reads the rows again only once the room has moved on, whoever moved it', async () => {
+    const { database, store, room, tamper, close } = await open();
+    try {
+      for (const id of ['a', 'b']) await store.appendMessage({ ...text(id), roomId: room.id });
+      expect(texts(await store.listMessages(room.id, { limit: 10 }))).toEqual(['a', 'b']);
+      await tamper('a', 'changed');
+      // Same counter: the copy answers.
+      expect(texts(await store.listMessages(room.id, { limit: 10 }))).toEqual(['a', 'b']);
+      // Without a limit (the HTTP catch-up), always the rows.
+      expect(texts(await store.listMessages(room.id))).toEqual(['changed', 'b']);
+      // Another process (`hal mcp`: its own store over the same file) appends: the counter moved.
+      const other = createKyselyRoomStore(database.db, clock);
+      await other.appendMessage({ ...text('c'), roomId: room.id });
+      expect(texts(await store.listMessages(room.id, { limit: 10 }))).toEqual(['changed', 'b', 'c']);
+      // This store's own appends and updates are followed without reading the rows.
+      await store.appendMessage({ ...text('d'), roomId: room.id });
+      await store.updateMessage('b', { content: [{ type: 'text', text: 'b2' }] });
+      await tamper('c', 'unseen');
+      expect(texts(await store.listMessages(room.id, { limit: 10 }))).toEqual(['changed', 'b2', 'c', 'd']);
+      // Only the last `limit`; another limit reads the rows.
+      expect(texts(await store.listMessages(room.id, { limit: 2 }))).toEqual(['unseen', 'd']);
+      // A proposal moves the counter; a new conversation empties the room.
+      await store.clearMessages(room.id);
+      expect(await store.listMessages(room.id, { limit: 10 })).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('gives frozen messages, so no caller can change what the next one reads', async () => {
+    const { store, room, close } = await open();
+    try {
+      await store.appendMessage({ ...text('a'), roomId: room.id });
+      await store.listMessages(room.id, { limit: 10 });
+      const [first] = await store.listMessages(room.id, { limit: 10 });
+      expect(() => {
+        (first as { status: string }).status = 'failed';
+      }).toThrow(TypeError);
+    } finally {
+      await close();
+    }
+  });
+
+  it('answers what the rows say after any mix of concurrent writes and reads', async () => {
+    const { database, store, room, close } = await open();
+    try {
+      const work: Array<Promise<unknown>> = [];
+      const seen: RoomMessage[][] = [];
+      for (let index = 0; index < 60; index += 1) {
+        work.push(store.appendMessage({ ...text(`m${index}`), roomId: room.id }));
+        if (index % 3 === 0)
+          work.push(store.listMessages(room.id, { limit: 20 }).then((list) => seen.push(list)));
+        if (index % 5 === 4) {
+          work.push(store.updateMessage(`m${index - 2}`, { content: [{ type: 'text', text: `u${index}` }] }));
+        }
+        if (index % 7 === 0) {
+          const other = createKyselyRoomStore(database.db, clock);
+          work.push(other.appendMessage({ ...text(`x${index}`), roomId: room.id }));
+        }
+      }
+      await Promise.all(work);
+      const fresh = createKyselyRoomStore(database.db, clock, { historyRooms: 0 });
+      const expected = await fresh.listMessages(room.id, { limit: 20 });
+      expect(await store.listMessages(room.id, { limit: 20 })).toEqual(expected);
+      expect(seen.length).toBeGreaterThan(0);
+    } finally {
+      await close();
+    }
+  });
 });

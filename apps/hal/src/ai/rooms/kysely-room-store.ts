@@ -11,6 +11,7 @@ import type {
   AiRoomsTable,
   AiTurnsTable,
 } from '../../db/tables/ai-rooms.js';
+import { createHistoryCache } from './history-cache.js';
 
 /** The unified room's fixed title (SPEC §3). */
 export const UNIFIED_ROOM_TITLE = '통합';
@@ -95,6 +96,8 @@ function toAction(row: Selectable<AiActionsTable>): ActionRecord {
 export interface KyselyRoomStoreOptions {
   /** Room id generator (default `room_<uuid>`). */
   newRoomId?: () => string;
+  /** Rooms whose recent history is kept in memory (default 256; 0 keeps none). See `history-cache.ts`. */
+  historyRooms?: number;
 }
 
 /**
@@ -104,7 +107,9 @@ export interface KyselyRoomStoreOptions {
  * inside the transaction that inserts the row; an action transition is ONE compare-and-set
  * `UPDATE … WHERE id = ? AND status IN (…)`, so two approvals can never both win. The queries a
  * model turn makes (room, message append and update, history, turn) are compiled once
- * (`createQueryCache`): building them with kysely on every call cost more than running them.
+ * (`createQueryCache`): building them with kysely on every call cost more than running them. The last
+ * messages of recently used rooms are kept in memory, checked against the room's `last_seq` at every read
+ * (`history-cache.ts` says why that is enough).
  *
  * @example
  * const store = createKyselyRoomStore(deps.db, deps.clock);
@@ -119,6 +124,16 @@ export function createKyselyRoomStore(
   const nowIso = () => new Date(clock.now()).toISOString();
 
   const queries = createQueryCache();
+  const histories = createHistoryCache(options.historyRooms ?? 256);
+  /** Runs a write to messages or to a room's counter, with the history cache told before and after. */
+  const writing = async <T>(work: () => Promise<T>): Promise<T> => {
+    const end = histories.beginWrite();
+    try {
+      return await work();
+    } finally {
+      end();
+    }
+  };
   // A placeholder stands for a value of any column type while a shape is compiled.
   const value = <T>(placeholder: string) => placeholder as unknown as T;
 
@@ -163,7 +178,7 @@ export function createKyselyRoomStore(
   const isUniqueViolation = (error: unknown) =>
     error instanceof Error && /UNIQUE constraint|PRIMARY KEY/i.test(error.message);
 
-  return {
+  const store: RoomStore = {
     async listRooms() {
       const rows = await db
         .selectFrom('ai_rooms')
@@ -253,12 +268,14 @@ export function createKyselyRoomStore(
     },
     async deleteDirectRoom(connectionId) {
       // Messages, turns and actions go with the room (ON DELETE CASCADE).
-      await db.deleteFrom('ai_rooms').where('connection_id', '=', connectionId).execute();
+      await writing(() => db.deleteFrom('ai_rooms').where('connection_id', '=', connectionId).execute());
+      histories.drop();
     },
 
     async appendMessage(input) {
+      const end = histories.beginWrite();
       try {
-        return await db.transaction().execute(async (trx) => {
+        const row = await db.transaction().execute(async (trx) => {
           const seq = await nextSeq(trx, input.roomId);
           const row = {
             id: input.id,
@@ -285,11 +302,17 @@ export function createKyselyRoomStore(
                 .values(Object.fromEntries(columns.map((column, index) => [column, values[index]])) as never),
             columns.map((column) => row[column]),
           );
-          return toMessage(row);
+          return row;
         });
+        // The cache gets its own copy: the caller may change the one it gets.
+        histories.appended(toMessage(row));
+        return toMessage(row);
       } catch (error) {
+        histories.drop(input.roomId);
         if (isUniqueViolation(error)) throw new HalError('conflict', `Message ${input.id} exists`);
         throw error;
+      } finally {
+        end();
       }
     },
     async updateMessage(messageId, patch) {
@@ -302,18 +325,21 @@ export function createKyselyRoomStore(
       const columns = Object.keys(set) as Array<keyof typeof set>;
       if (columns.length === 0) return requireMessage(db, messageId);
       // One shape per set of changed columns (a turn uses two or three).
-      const [row] = await queries.rows(
-        db,
-        `update message ${columns.join(',')}`,
-        (id, ...values) =>
-          db
-            .updateTable('ai_messages')
-            .set(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
-            .where('id', '=', id)
-            .returningAll(),
-        [messageId, ...columns.map((column) => set[column])],
+      const [row] = await writing(() =>
+        queries.rows(
+          db,
+          `update message ${columns.join(',')}`,
+          (id, ...values) =>
+            db
+              .updateTable('ai_messages')
+              .set(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
+              .where('id', '=', id)
+              .returningAll(),
+          [messageId, ...columns.map((column) => set[column])],
+        ),
       );
       if (!row) throw new HalError('not_found', `No message ${messageId}`);
+      histories.updated(toMessage(row));
       return toMessage(row);
     },
     async getMessage(messageId) {
@@ -331,6 +357,21 @@ export function createKyselyRoomStore(
         .where('room_id', '=', roomId)
         .where('seq', '>', options.afterSeq ?? 0);
       if (options.limit !== undefined) {
+        const limit = Math.max(0, options.limit);
+        const afterSeq = options.afterSeq ?? 0;
+        // The counter first: if another process appends between the two reads, the rows are newer than the
+        // counter they are kept under, and the next read reads again.
+        const keep = histories.beginRead();
+        const [room] = await queries.rows(
+          db,
+          'room last seq',
+          (id) => db.selectFrom('ai_rooms').select('last_seq').where('id', '=', id),
+          [roomId],
+        );
+        if (room && afterSeq === 0) {
+          const cached = histories.get(roomId, room.last_seq, limit);
+          if (cached) return cached;
+        }
         // The LAST `limit` messages: newest first, then back into seq order. (Every model call reads this.)
         const rows = await queries.rows(
           db,
@@ -343,9 +384,11 @@ export function createKyselyRoomStore(
               .where('seq', '>', value<number>(after))
               .orderBy('seq', 'desc')
               .limit(value<number>(limit)),
-          [roomId, options.afterSeq ?? 0, Math.max(0, options.limit)],
+          [roomId, afterSeq, limit],
         );
-        return rows.reverse().map(toMessage);
+        const messages = rows.reverse().map(toMessage);
+        if (room && afterSeq === 0 && keep()) histories.set(roomId, room.last_seq, limit, messages);
+        return messages;
       }
       query = query.orderBy('seq', 'asc');
       return (await query.execute()).map(toMessage);
@@ -362,7 +405,8 @@ export function createKyselyRoomStore(
     },
     async clearMessages(roomId) {
       // The room's counter stays where it is, so client cursors stay valid.
-      await db.deleteFrom('ai_messages').where('room_id', '=', roomId).execute();
+      await writing(() => db.deleteFrom('ai_messages').where('room_id', '=', roomId).execute());
+      histories.drop(roomId);
     },
 
     async createTurn(turn) {
@@ -543,4 +587,26 @@ export function createKyselyRoomStore(
       });
     },
   };
+  // Proposals and decisions move the room's counter too (their `change_seq`): the copy of its history is dropped.
+  const { createAction, transitionAction, cancelPendingActions } = store;
+  store.createAction = async (input) => {
+    try {
+      return await writing(() => createAction(input));
+    } finally {
+      histories.drop(input.roomId);
+    }
+  };
+  store.transitionAction = async (actionId, from, to, patch) => {
+    const record = await writing(() => transitionAction(actionId, from, to, patch));
+    if (record) histories.drop(record.roomId);
+    return record;
+  };
+  store.cancelPendingActions = async (roomId, at) => {
+    try {
+      return await writing(() => cancelPendingActions(roomId, at));
+    } finally {
+      histories.drop(roomId);
+    }
+  };
+  return store;
 }
