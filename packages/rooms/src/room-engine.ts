@@ -336,17 +336,21 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
    * such work then emits waits anew).
    * With nobody in line (the usual case) a post and its turn start at once.
    */
-  const waitingTurns: Array<() => void> = [];
+  /** `post`: the post a turn belongs to (its `stored` promise), to send a post's requests together. */
+  const waitingTurns: Array<{ resolve: () => void; post: unknown }> = [];
   const waitingPosts: Array<() => void> = [];
   let lineHeld = false;
   const deferred: Array<() => void> = [];
   let oldestDeferredAt = 0;
-  const enterLine = (kind: 'post' | 'turn'): Promise<void> => {
+  const enterLine = (kind: 'post' | 'turn', post?: unknown): Promise<void> => {
     if (!lineHeld) {
       lineHeld = true;
       return Promise.resolve();
     }
-    return new Promise((resolve) => (kind === 'turn' ? waitingTurns : waitingPosts).push(resolve));
+    return new Promise((resolve) => {
+      if (kind === 'turn') waitingTurns.push({ resolve, post });
+      else waitingPosts.push(resolve);
+    });
   };
   const runDeferred = () => {
     // Work queued while this runs (an event it publishes) joins the end, so the order is kept.
@@ -360,7 +364,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     }
   };
   const handOn = () => {
-    const next = waitingTurns.shift() ?? waitingPosts.shift();
+    const next = waitingTurns.shift()?.resolve ?? waitingPosts.shift();
     if (next) {
       next();
       return;
@@ -372,9 +376,11 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
    * Leaves the line. After a model request was started, the next holder waits two loop turns: in the first, undici
    * writes the request (from the immediate the request queued); only then does the next holder's work begin.
    */
-  const leaveLine = (requestStarted: boolean) => {
-    if (requestStarted) setImmediate(() => setImmediate(handOn));
-    else handOn();
+  const leaveLine = (requestStarted: boolean, post?: unknown) => {
+    // The next turn of the same post (a fan-out) builds its request at once, and their requests are written together
+    // in the next loop turn: the loop turns in between would cost the post's last model more than its first gains.
+    if (!requestStarted || (post !== undefined && waitingTurns[0]?.post === post)) handOn();
+    else setImmediate(() => setImmediate(handOn));
   };
   /** Runs `work` now when nobody holds the line, else once the line is free (see above). */
   const whenLineFree = (work: () => void) => {
@@ -575,7 +581,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       let sharedHistory = state.history;
       for (;;) {
         if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
-        await enterLine('turn');
+        await enterLine('turn', state.stored);
         let streaming: Promise<StreamOutcome>;
         let placeholder: { id: string };
         try {
@@ -627,7 +633,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
           );
         } finally {
           // Also after a failed history read: the next holder must not wait forever.
-          leaveLine(true);
+          leaveLine(true, state.stored);
         }
         lastAssistantId = placeholder.id;
         const outcome = await streaming;
