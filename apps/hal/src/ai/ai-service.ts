@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   type ActionRecord,
   createRoomEngine,
@@ -253,6 +254,8 @@ export function createAiService(settings: AiServiceSettings): AiService {
   });
 
   const shutdown = new AbortController();
+  // Every open event stream listens for the shutdown: many listeners are expected here, not a leak.
+  setMaxListeners(0, shutdown.signal);
   return {
     engine,
     store,

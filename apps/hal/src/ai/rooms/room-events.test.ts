@@ -83,6 +83,24 @@ describe('GET /rooms/:id/events over real HTTP', () => {
       headers: { cookie: t.session.cookie, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
     });
 
+  it('holds many streams open without a listener-leak warning (one shutdown listener per stream)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const gpt = (await t.call('GET', '/ops/api/ai/rooms')).body.rooms[1];
+      const readers = await Promise.all(
+        Array.from({ length: 12 }, async () => frameReader(await open(gpt.id))),
+      );
+      // Warnings are emitted on the next tick.
+      await new Promise((resolve) => setImmediate(resolve));
+      await Promise.all(readers.map((reader) => reader.cancel()));
+      expect(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning')).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('streams message, delta and turn frames with ids, resumes with Last-Event-ID and asks to resync when too old', async () => {
     const gpt = (await t.call('GET', '/ops/api/ai/rooms')).body.rooms[1];
     const response = await open(gpt.id);
