@@ -352,6 +352,11 @@ async function openStream(roomId) {
     signal: controller.signal,
   });
   if (response.statusCode !== 200) throw new Error(`events of ${roomId}: ${response.statusCode}`);
+  readFrames(response, controller, (frame) => handleFrame(roomId, frame));
+}
+
+/** Reads an SSE body frame by frame (split by hand) until it ends or `controller` aborts it. */
+function readFrames(response, controller, onFrame) {
   const decoder = new TextDecoder();
   let buffer = '';
   const reading = (async () => {
@@ -361,7 +366,7 @@ async function openStream(roomId) {
         for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
           const frame = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          handleFrame(roomId, frame);
+          onFrame(frame);
         }
       }
     } catch (error) {
@@ -483,29 +488,15 @@ async function openFloorStream(id) {
     dispatcher: floorAgent,
     signal: controller.signal,
   });
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reading = (async () => {
-    try {
-      for await (const chunk of response.body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const at = now();
-          const event = /^event: (\w+)$/m.exec(frame)?.[1];
-          const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? 'null');
-          const waiter = floorWaiters.get(id);
-          if (!waiter || !data) continue;
-          if (event === 'delta') waiter.first[data.model] ??= at;
-          if (event === 'done') waiter.done(data);
-        }
-      }
-    } catch (error) {
-      if (!controller.signal.aborted) throw error;
-    }
-  })();
-  streams.push({ controller, reading });
+  readFrames(response, controller, (frame) => {
+    const at = now();
+    const event = /^event: (\w+)$/m.exec(frame)?.[1];
+    const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? 'null');
+    const waiter = floorWaiters.get(id);
+    if (!waiter || !data) return;
+    if (event === 'delta') waiter.first[data.model] ??= at;
+    if (event === 'done') waiter.done(data);
+  });
 }
 
 /** One post to the floor that `models` requests answer; the sample is the last model's first delta. */

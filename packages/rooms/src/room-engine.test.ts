@@ -23,6 +23,20 @@ const texts = (messages: RoomMessage[]) =>
       .join(''),
   );
 
+/**
+ * A model step that logs `build <name>` when its request is built and, like undici on a reused keep-alive socket,
+ * `send <name>` from a setImmediate; `busyMs` keeps the thread busy while building.
+ */
+const sendingStep =
+  (log: string[], name: string, busyMs = 0) =>
+  () => {
+    const until = performance.now() + busyMs;
+    while (performance.now() < until) {}
+    log.push(`build ${name}`);
+    setImmediate(() => log.push(`send ${name}`));
+    return textReply(`${name} here`);
+  };
+
 describe('postMessage in the unified room', () => {
   it('broadcasts to every active participant and returns the turns at once', async () => {
     const fixture = await createRoomFixture({
@@ -53,13 +67,8 @@ describe('postMessage in the unified room', () => {
   });
 
   it("builds a post's requests back to back and answers once they are written", async () => {
-    // A model call that, like undici on a reused keep-alive socket, writes its request from a setImmediate.
     const log: string[] = [];
-    const sending = (name: string) => () => {
-      log.push(`build ${name}`);
-      setImmediate(() => log.push(`send ${name}`));
-      return textReply(`${name} here`);
-    };
+    const sending = (name: string) => sendingStep(log, name);
     const fixture = await createRoomFixture({
       participants: [
         { id: 'a', name: 'A', steps: [sending('a')] },
@@ -80,11 +89,7 @@ describe('postMessage in the unified room', () => {
 
   it('sends the requests of a burst of posts first, post by post, and stores the messages and events after', async () => {
     const log: string[] = [];
-    const sending = (name: string) => () => {
-      log.push(`build ${name}`);
-      setImmediate(() => log.push(`send ${name}`));
-      return textReply(`${name} here`);
-    };
+    const sending = (name: string) => sendingStep(log, name);
     const fixture = await createRoomFixture({
       participants: ['a', 'b', 'c'].map((id) => ({ id, name: id.toUpperCase(), steps: [sending(id)] })),
     });
@@ -177,14 +182,8 @@ describe('postMessage in the unified room', () => {
 
   it('lets work that waited longer than lineDeferMs for a busy line run anyway', async () => {
     const log: string[] = [];
-    const slow = (name: string) => () => {
-      // Building this request keeps the line for 80 ms.
-      const until = performance.now() + 80;
-      while (performance.now() < until) {}
-      log.push(`build ${name}`);
-      setImmediate(() => log.push(`send ${name}`));
-      return textReply(`${name} here`);
-    };
+    // Building each request keeps the line for 80 ms.
+    const slow = (name: string) => sendingStep(log, name, 80);
     const fixture = await createRoomFixture({
       participants: ['a', 'b', 'c'].map((id) => ({ id, name: id.toUpperCase(), steps: [slow(id)] })),
       lineDeferMs: 50,

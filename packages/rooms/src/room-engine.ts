@@ -1016,25 +1016,24 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
               },
             ]
           : [];
-      const userMessage = (): Promise<RoomMessage> =>
-        appendMessage({
-          roomId: room.id,
-          role: 'user',
-          connectionId: null,
-          model: null,
-          content: [{ type: 'text', text: input.text }, ...commandBlock, ...(input.attachments ?? [])],
-          status: 'complete',
-          error: null,
-          relayDepth: 0,
-          relayedFrom: null,
-          usage: null,
-        });
+      const operatorMessage = {
+        roomId: room.id,
+        role: 'user' as const,
+        connectionId: null,
+        model: null,
+        content: [{ type: 'text' as const, text: input.text }, ...commandBlock, ...(input.attachments ?? [])],
+        status: 'complete' as const,
+        error: null,
+        relayDepth: 0 as const,
+        relayedFrom: null,
+        usage: null,
+      };
 
       if (parsed && command?.definition.kind === 'local') {
         // No model is called: a local command (which may cancel turns) runs outside the line.
         leave();
         const noteText = await runLocalCommand(room, command.definition.name, command.values, input.operator);
-        const message = await userMessage();
+        const message = await appendMessage(operatorMessage);
         const note = await appendNote(room.id, noteText, `command_${command.definition.name}`);
         return { message, turns: [], note };
       }
@@ -1045,21 +1044,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       // have left: nothing of an answer is read before (each turn's placeholder waits for `stored`), so no token and
       // no tool call can come from a message that was not stored. Until then it is pending: the room's prompts
       // include it.
-      const pending: RoomMessage = {
-        id: newId(),
-        roomId: room.id,
-        seq: 0,
-        role: 'user',
-        connectionId: null,
-        model: null,
-        content: [{ type: 'text', text: input.text }, ...commandBlock, ...(input.attachments ?? [])],
-        status: 'complete',
-        error: null,
-        relayDepth: 0,
-        relayedFrom: null,
-        usage: null,
-        createdAt: now(),
-      };
+      const pending: RoomMessage = { ...operatorMessage, id: newId(), seq: 0, createdAt: now() };
       const roomPending = pendingMessages.get(room.id) ?? [];
       roomPending.push(pending);
       pendingMessages.set(room.id, roomPending);
@@ -1078,8 +1063,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       const records = states.map(newTurn);
       const stored = afterLine(async () => {
         try {
-          const { seq: _unknown, createdAt: _now, ...message } = pending;
-          const saved = await appendMessage(message);
+          const saved = await appendMessage({ ...operatorMessage, id: pending.id });
           for (const record of records) await storeTurn(record);
           return saved;
         } finally {
