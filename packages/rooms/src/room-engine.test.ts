@@ -343,6 +343,31 @@ describe('postMessage in the unified room', () => {
     }
   });
 
+  it('builds a new system prompt when what it shows changes (identity, page, who is active)', async () => {
+    const fixture = await createRoomFixture({ participants: trio() });
+    const post = async (page: string) => {
+      await fixture.engine.postMessage({
+        roomId: fixture.unified.id,
+        operator: fixture.operator,
+        text: '@GPT status?',
+        context: { page: { url: page } },
+      });
+      await fixture.engine.idle();
+      const last = fixture.model('gpt').calls.at(-1)?.prompt[0];
+      return last?.role === 'system' ? last.content : '';
+    };
+    const first = await post('/ops/servers');
+    expect(await post('/ops/servers')).toBe(first);
+    const gpt = fixture.participants.get('gpt');
+    if (gpt) gpt.identity = { ...gpt.identity, role: 'incident commander' };
+    const claude = fixture.participants.get('claude');
+    if (claude) claude.active = false;
+    const changed = await post('/ops/incidents');
+    expect(changed).toContain('role: incident commander');
+    expect(changed).toContain('/ops/incidents');
+    expect(changed).toContain('- Claude (inactive)');
+  });
+
   it("runs the models' turns concurrently", async () => {
     let releaseClaude: () => void = () => undefined;
     const claudeGate = new Promise<void>((resolve) => {

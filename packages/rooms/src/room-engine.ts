@@ -27,6 +27,7 @@ import {
   buildSystemPrompt,
   type PageContext,
   type ParticipantIdentity,
+  type SystemPromptInput,
 } from './room-prompt.js';
 import {
   expandSlashCommand,
@@ -234,6 +235,8 @@ interface StreamOutcome {
 
 const INTERRUPTED: ErrorInfo = { code: 'interrupted', message: 'HAL restarted before this finished' };
 const CANCELLED: ErrorInfo = { code: 'interrupted', message: 'The turn was cancelled' };
+/** System prompts kept for reuse: one per model and room, roughly (and per page the operator is on). */
+const MAX_SYSTEM_PROMPTS = 512;
 
 function toErrorInfo(error: unknown): ErrorInfo {
   if (HalError.isInstance(error)) return { code: error.code, message: error.message };
@@ -478,6 +481,26 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     return [...stored, ...pending.filter((message) => !ids.has(message.id))];
   };
 
+  /**
+   * System prompts by what they are built from (all but the skill, which is the engine's own), most recent last.
+   * The same prompt comes back as the same string: building one copies the ~24 KB skill document (twice: trimmed,
+   * then joined), and the providers' encoder recognises a string it has seen at once by identity, where an equal
+   * new string is compared in full.
+   */
+  const systemPrompts = new Map<string, string>();
+  const systemPrompt = (input: Omit<SystemPromptInput, 'skill'>): string => {
+    const key = JSON.stringify(input);
+    let prompt = systemPrompts.get(key);
+    if (prompt === undefined) prompt = buildSystemPrompt({ ...input, skill: settings.skill });
+    systemPrompts.delete(key);
+    systemPrompts.set(key, prompt);
+    for (const oldest of systemPrompts.keys()) {
+      if (systemPrompts.size <= MAX_SYSTEM_PROMPTS) break;
+      systemPrompts.delete(oldest);
+    }
+    return prompt;
+  };
+
   /** Reads one model response; no store writes per token, only `delta` events. */
   const consumeStream = async (
     model: LanguageModel,
@@ -562,8 +585,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       const participants =
         state.roomKind === 'unified' ? (state.participants ?? (await settings.listParticipants())) : [];
       const names = new Map(participants.map((entry) => [entry.id, entry.name]));
-      const system = buildSystemPrompt({
-        skill: settings.skill,
+      const system = systemPrompt({
         self: { id: participant.id, name: participant.name, identity: participant.identity },
         participants: participants.map((entry) => ({
           id: entry.id,
