@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRoomFixture, promptText } from './testing/room-fixture.js';
 import { textReply, toolCallReply } from './testing/scripted-language-model.js';
 
@@ -253,6 +253,41 @@ describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
       code: 'action_not_pending',
     });
     expect(fixture.executions.hal_incident_open ?? 0).toBe(0);
+  });
+
+  it('reset right after a post clears everything the post stored, its placeholder too', async () => {
+    for (const busy of [false, true]) {
+      const fixture = await createRoomFixture({
+        participants: ['a', 'b'].map((id) => ({
+          id,
+          name: id.toUpperCase(),
+          steps: [textReply(`${id} here`)],
+        })),
+      });
+      // A slow disk for the streaming placeholder: it is still being written when the reset comes.
+      const append = fixture.store.appendMessage.bind(fixture.store);
+      vi.spyOn(fixture.store, 'appendMessage').mockImplementation(async (message) => {
+        if (message.role === 'assistant') await new Promise((resolve) => setTimeout(resolve, 20));
+        return append(message);
+      });
+      const roomId = fixture.directRoom('a').id;
+      const posts = [fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'hi' })];
+      // Another panel's post keeps the line busy, so this room's stores wait for it.
+      if (busy) {
+        posts.push(
+          fixture.engine.postMessage({
+            roomId: fixture.directRoom('b').id,
+            operator: fixture.operator,
+            text: 'hi',
+          }),
+        );
+      }
+      await posts[0];
+      await fixture.engine.resetRoom(roomId);
+      await Promise.all(posts);
+      await fixture.engine.idle();
+      expect(await fixture.store.listMessages(roomId)).toEqual([]);
+    }
   });
 
   it('recoverInterrupted marks running turns, streaming messages and executing actions', async () => {

@@ -395,6 +395,24 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     deferred.push(work);
     if (performance.now() - oldestDeferredAt > lineDeferMs) runDeferred();
   };
+  /**
+   * Writes that wait for the line, by room (a post's message and turns, placeholders): a reset waits for them, so
+   * nothing a post stored before the reset shows up after it.
+   */
+  const roomWrites = new Map<string, Set<Promise<unknown>>>();
+  const trackRoomWrite = (roomId: string, write: Promise<unknown>) => {
+    const writes = roomWrites.get(roomId) ?? new Set();
+    roomWrites.set(roomId, writes);
+    const settled = write.then(
+      () => undefined,
+      () => undefined,
+    );
+    writes.add(settled);
+    void settled.then(() => {
+      writes.delete(settled);
+      if (writes.size === 0) roomWrites.delete(roomId);
+    });
+  };
   /** `work` started once the line is free; settles with it. */
   const afterLine = <T>(work: () => Promise<T>): Promise<T> =>
     new Promise<T>((resolve, reject) => {
@@ -634,6 +652,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
               usage: null,
             });
           });
+          trackRoomWrite(state.roomId, stored);
           streaming = consumeStream(
             participant.model,
             {
@@ -1094,6 +1113,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
           else pendingMessages.delete(room.id);
         }
       });
+      trackRoomWrite(room.id, stored);
       // Read once for all this post's turns (another turn's placeholder adds nothing to a prompt).
       let historyRead: Promise<RoomMessage[]> | undefined;
       const history = () => {
@@ -1375,6 +1395,8 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
   const resetRoom = async (roomId: string): Promise<{ cancelled: Action[] }> => {
     await requireRoom(roomId);
     abortWhere((entry) => entry.roomId === roomId);
+    // What posts of this room are still storing lands before the history is cleared, not after.
+    await Promise.all(roomWrites.get(roomId) ?? []);
     await store.clearMessages(roomId);
     const cancelled = await store.cancelPendingActions(roomId, now());
     for (const record of cancelled) emitAction(record);
