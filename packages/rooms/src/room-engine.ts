@@ -338,8 +338,9 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
    * or until it has waited `limits.lineDeferMs`, so a line that never empties cannot hold it back for long (what
    * such work then emits waits anew).
    * With nobody in line (the usual case) a post and its turn start at once.
+   *
+   * A waiting turn's `post` is the post it belongs to (its `stored` promise), so a post's requests go together.
    */
-  /** `post`: the post a turn belongs to (its `stored` promise), to send a post's requests together. */
   const waitingTurns: Array<{ resolve: () => void; post: unknown }> = [];
   const waitingPosts: Array<() => void> = [];
   let lineHeld = false;
