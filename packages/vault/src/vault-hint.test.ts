@@ -11,6 +11,7 @@ describe('hintOf', () => {
     const body = randomBytes(24).toString('hex');
     expect(hintOf(`${'sk'}-${body}`)).toBe(`sk-…${body.slice(-4)}`);
     expect(hintOf(`${'sk'}-${'ant'}-${body}`)).toBe(`sk-…${body.slice(-4)}`);
+    expect(hintOf(`${'xai'}-${body}`)).toBe(`xai-…${body.slice(-4)}`);
   });
 
   it('shows 3 characters of a known vendor prefix only', () => {
@@ -26,7 +27,7 @@ describe('hintOf', () => {
     expect(hintOf('')).toBe(HINT_ELLIPSIS);
   });
 
-  it('never reveals more than the last 4 characters plus a ≤3-character prefix, nor over a third (random)', () => {
+  it('never reveals more than the last 4 characters plus a ≤3-character prefix (a dashed marker keeps its dash), nor over a third (random)', () => {
     for (let i = 0; i < 2000; i++) {
       const length = randomInt(0, 80);
       const prefix = ['', `${'sk'}-`, 'ab-', 'AIza', 'ghp_', 'xoxb-'][randomInt(6)]!;
@@ -37,7 +38,8 @@ describe('hintOf', () => {
       expect(secret.startsWith(shownPrefix!)).toBe(true);
       expect(secret.endsWith(suffix!)).toBe(true);
       expect(suffix!.length).toBeLessThanOrEqual(4);
-      expect(shownPrefix!.length).toBeLessThanOrEqual(3);
+      // A type marker is a short word and its dash (`sk-`, `xai-`); a vendor prefix shows 3 characters.
+      expect(shownPrefix!.replace(/-$/, '').length).toBeLessThanOrEqual(3);
       if (secret.length < 12) expect(hint).toBe(HINT_ELLIPSIS);
       expect((shownPrefix!.length + suffix!.length) * 3).toBeLessThanOrEqual(secret.length);
     }
