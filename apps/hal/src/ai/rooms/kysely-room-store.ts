@@ -351,24 +351,23 @@ export function createKyselyRoomStore(
       return row ? toMessage(row) : undefined;
     },
     async listMessages(roomId, options = {}) {
-      let query = db
-        .selectFrom('ai_messages')
-        .selectAll()
-        .where('room_id', '=', roomId)
-        .where('seq', '>', options.afterSeq ?? 0);
+      const afterSeq = options.afterSeq ?? 0;
       if (options.limit !== undefined) {
         const limit = Math.max(0, options.limit);
-        const afterSeq = options.afterSeq ?? 0;
-        // The counter first: if another process appends between the two reads, the rows are newer than the
-        // counter they are kept under, and the next read reads again.
+        // A model call's history (no cursor) may come from memory. The counter first: if another process appends
+        // between the two reads, the rows are newer than the counter they are kept under, and the next read reads
+        // again.
         const keep = histories.beginRead();
-        const [room] = await queries.rows(
-          db,
-          'room last seq',
-          (id) => db.selectFrom('ai_rooms').select('last_seq').where('id', '=', id),
-          [roomId],
-        );
-        if (room && afterSeq === 0) {
+        const [room] =
+          afterSeq === 0
+            ? await queries.rows(
+                db,
+                'room last seq',
+                (id) => db.selectFrom('ai_rooms').select('last_seq').where('id', '=', id),
+                [roomId],
+              )
+            : [];
+        if (room) {
           const cached = histories.get(roomId, room.last_seq, limit);
           if (cached) return cached;
         }
@@ -387,11 +386,17 @@ export function createKyselyRoomStore(
           [roomId, afterSeq, limit],
         );
         const messages = rows.reverse().map(toMessage);
-        if (room && afterSeq === 0 && keep()) histories.set(roomId, room.last_seq, limit, messages);
+        if (room && keep()) histories.set(roomId, room.last_seq, limit, messages);
         return messages;
       }
-      query = query.orderBy('seq', 'asc');
-      return (await query.execute()).map(toMessage);
+      const rows = await db
+        .selectFrom('ai_messages')
+        .selectAll()
+        .where('room_id', '=', roomId)
+        .where('seq', '>', afterSeq)
+        .orderBy('seq', 'asc')
+        .execute();
+      return rows.map(toMessage);
     },
     async listMessagesByStatus(status) {
       const rows = await db
