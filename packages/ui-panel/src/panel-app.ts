@@ -398,10 +398,11 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     const reason = await openRejectDialog(dialogs);
     if (reason === null) return;
     try {
-      const result = await withReauth(dialogs, () =>
-        api.send<{ action: Action }>('POST', `/ops/api/ai/actions/${encodeURIComponent(action.id)}/reject`, {
-          reason,
-        }),
+      // Saying no needs no re-authentication (SPEC §5), so no re-auth dialog can stand in its way.
+      const result = await api.send<{ action: Action }>(
+        'POST',
+        `/ops/api/ai/actions/${encodeURIComponent(action.id)}/reject`,
+        { reason },
       );
       timeline.apply({ type: 'action', action: result.action });
       renderMessages();

@@ -422,4 +422,23 @@ describe('proposals', () => {
     expect(JSON.stringify(tool.content)).toContain('rejected by the operator: not now');
     expect((await t.call('POST', ai('/actions/missing/reject'), { reason: 'x' })).status).toBe(404);
   });
+
+  it('rejects with the session and CSRF token alone, long after the re-auth window closed', async () => {
+    const { gpt } = await rooms();
+    const action = await propose(gpt.id, 'hal_incident_open', incidentArgs);
+    t.clock.advance(11 * 60 * 1000);
+    const approve = await t.call('POST', ai(`/actions/${action.id}/approve`));
+    expect(approve.body.error.code).toBe('reauth_required');
+    const noCsrf = await t.request(ai(`/actions/${action.id}/reject`), {
+      method: 'POST',
+      headers: { 'x-csrf-token': 'wrong' },
+      json: { reason: 'no' },
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(((await noCsrf.json()) as { error: { code: string } }).error.code).toBe('csrf_failed');
+    const rejected = await t.call('POST', ai(`/actions/${action.id}/reject`), { reason: 'not safe' });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body.action).toMatchObject({ id: action.id, status: 'rejected' });
+    expect((await t.call('GET', '/ops/api/hal/incidents')).body.incidents).toHaveLength(0);
+  });
 });

@@ -121,7 +121,8 @@ async function requireRoom(ai: AiService, roomId: string) {
 /**
  * The rooms API under `/ops/api/ai` (SPEC §13–§14): rooms, messages, live events (SSE),
  * proposal approval and rejection, and the slash command list. The session and CSRF checks come
- * from the app's `/ops` middleware; approving adds `requireRecent`, and approving a high-risk
+ * from the app's `/ops` middleware; approving adds `requireRecent` (rejecting does not: saying no
+ * is always safe), and approving a high-risk
  * proposal adds the three confirmations (`deps.threeStep`) with the impact and identifiers the
  * engine describes. `deps.ai` is read per request, so the service may be attached after the app
  * was built.
@@ -282,7 +283,8 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
     return c.json({ action });
   });
 
-  routes.post('/actions/:id/reject', recent, async (c) => {
+  // Saying no is always safe (SPEC §5): a reject needs the session and the CSRF token, never a re-entered password.
+  routes.post('/actions/:id/reject', async (c) => {
     const ai = service(deps);
     const body = await readJsonObject(c);
     allowOnly(body, ['reason']);
