@@ -160,4 +160,15 @@ describe('servers', () => {
     expect(rows[0]?.server_id).toBe(LOCAL_SERVER_ID);
     expect(JSON.parse(rows[0]?.data ?? '{}').memory.totalBytes).toBeGreaterThan(0);
   });
+
+  it('shows the local host on the overview right after start-up, before the first interval', async () => {
+    const fresh = await createTestCore({ metricsIntervalMs: 3_600_000 });
+    try {
+      const { local } = await fresh.core.overview();
+      expect(local?.metrics?.memory.totalBytes).toBeGreaterThan(0);
+      expect(local?.metrics?.disk.totalBytes).toBeGreaterThan(0);
+    } finally {
+      await fresh.close();
+    }
+  });
 });

@@ -204,7 +204,7 @@ export function createHalCore(options: HalCoreOptions) {
 
     /**
      * Creates the local server record if missing, marks jobs a crash left `running` as failed (`interrupted`),
-     * and starts the job runner and metrics sampling.
+     * starts the job runner, takes a first metrics sample and starts the sampling interval.
      */
     async start(): Promise<{ localServerId: string; interrupted: number }> {
       await ensureLocalServer();
@@ -217,6 +217,10 @@ export function createHalCore(options: HalCoreOptions) {
       const { interrupted } = await runner.start();
       const every = options.metricsIntervalMs ?? 60_000;
       if (every > 0) {
+        // The first sample is taken now, so the overview shows the host at once, not after the first interval.
+        await sampleMetrics().catch((error) =>
+          ctx.logger.warn({ err: error }, 'first metrics sample failed'),
+        );
         metricsTimer = setInterval(() => void sampleMetrics().catch(() => undefined), every);
         metricsTimer.unref();
       }

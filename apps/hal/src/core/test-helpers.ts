@@ -52,12 +52,14 @@ export interface TestCoreOptions {
   start?: boolean;
   /** Wrap the local agent (e.g. to block a step). */
   wrapLocal?: (agent: NodeAgent) => NodeAgent;
+  /** The metrics sampling interval (default 0: no sampling). */
+  metricsIntervalMs?: number;
 }
 
 /** What {@link createLocalTestCore} builds a core over (an app's deps carry the same fields). */
 export interface LocalTestCoreSettings
   extends Pick<TestCore, 'db' | 'sqlite' | 'audit' | 'dataDir'>,
-    Pick<TestCoreOptions, 'wrapLocal'> {
+    Pick<TestCoreOptions, 'wrapLocal' | 'metricsIntervalMs'> {
   clock: Clock;
   hostname: string;
 }
@@ -83,7 +85,7 @@ export function createLocalTestCore(settings: LocalTestCoreSettings): {
     agents: { get: (id) => agents.get(id) },
     hostname: settings.hostname,
     pollMs: 50,
-    metricsIntervalMs: 0,
+    metricsIntervalMs: settings.metricsIntervalMs ?? 0,
   });
   return { core, agents };
 }
@@ -115,6 +117,7 @@ export async function createTestCore(options: TestCoreOptions = {}): Promise<Tes
     dataDir,
     hostname: 'hal-test-host',
     ...(options.wrapLocal ? { wrapLocal: options.wrapLocal } : {}),
+    ...(options.metricsIntervalMs === undefined ? {} : { metricsIntervalMs: options.metricsIntervalMs }),
   });
   if (options.start !== false) await core.start();
   return {
