@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { HalError } from '@hal-ai/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../test/foundation-harness.js';
+import { createTestApp, type TestApp } from '../test/foundation.test-support.js';
 import { CONTENT_SECURITY_POLICY } from './http/security-headers.js';
 
 let t: TestApp;

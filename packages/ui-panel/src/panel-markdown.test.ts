@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createTestWindow } from './panel-dom.test-support.js';
 import { createMarkdownRenderer } from './panel-markdown.js';
-import { createTestWindow } from './panel-test-support.test-support.js';
 
 /** markdown-it's own XSS cases and classic DOMPurify payloads. */
 const PAYLOADS = [

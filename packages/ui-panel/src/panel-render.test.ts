@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createTestContext, testAction, testConnection, testMessage } from './panel-dom.test-support.js';
 import { renderActionCard, renderMessage, renderTabs } from './panel-render.js';
-import {
-  createTestContext,
-  testAction,
-  testConnection,
-  testMessage,
-} from './panel-test-support.test-support.js';
 
 describe('renderMessage', () => {
   const context = createTestContext([testConnection({ id: 'c1', name: 'claude' })]);

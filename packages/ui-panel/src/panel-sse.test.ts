@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { testAction, testMessage } from './panel-dom.test-support.js';
 import { createRoomTimeline, createSseParser } from './panel-sse.js';
-import { testAction, testMessage } from './panel-test-support.test-support.js';
 
 describe('createSseParser', () => {
   it('parses frames split across chunks, drops heartbeats, joins data lines', () => {

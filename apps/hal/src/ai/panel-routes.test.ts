@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/foundation-harness.js';
+import { createTestApp, type TestApp } from '../../test/foundation.test-support.js';
 import { createPanelRoutes, defaultPanelAssetsDir } from './panel-routes.js';
 
 describe('panel routes', () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { HAL_ERROR_CODES } from '@hal-ai/spec';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/foundation-harness.js';
+import { createTestApp, type TestApp } from '../../test/foundation.test-support.js';
 import {
   INCIDENT_SEVERITIES,
   JOB_CONTROL_ACTIONS,
@@ -26,8 +26,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) sourceFiles(full, out);
-    else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$|test-helpers\.ts$|-harness\.ts$/.test(entry.name))
-      out.push(full);
+    else if (/\.tsx?$/.test(entry.name) && !/\.test(-support)?\.tsx?$/.test(entry.name)) out.push(full);
   }
   return out;
 }

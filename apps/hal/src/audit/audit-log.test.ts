@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../../test/foundation-harness.js';
+import { createManualClock } from '../../test/foundation.test-support.js';
 import { type OpenDatabase, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { AUDIT_GENESIS_HASH, computeAuditHash, createAuditLog, verifyAuditChain } from './audit-log.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createManualClock } from '../../test/foundation-harness.js';
+import { createManualClock } from '../../test/foundation.test-support.js';
 import { type OpenDatabase, openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import { createLoginRateLimiter } from './auth-rate-limit.js';

@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { LOCAL_SERVER_ID } from './hal-core.js';
 import {
   auditActions,
   createTestCore,
@@ -9,7 +8,8 @@ import {
   rejection,
   type TestCore,
   waitFor,
-} from './test-helpers.js';
+} from './core.test-support.js';
+import { LOCAL_SERVER_ID } from './hal-core.js';
 
 const operator = 'operator:op1' as const;
 

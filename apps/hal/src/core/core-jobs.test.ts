@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NodeAgent } from './agent.js';
-import { LOCAL_SERVER_ID } from './hal-core.js';
 import {
   auditActions,
   createTestCore,
@@ -8,7 +7,8 @@ import {
   rejection,
   type TestCore,
   waitFor,
-} from './test-helpers.js';
+} from './core.test-support.js';
+import { LOCAL_SERVER_ID } from './hal-core.js';
 
 const operator = 'operator:op1' as const;
 

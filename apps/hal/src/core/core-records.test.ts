@@ -3,10 +3,10 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditActions, createTestCore, rejection, type TestCore, waitFor } from './core.test-support.js';
 import { parseVersionHistory, readVersionHistory } from './core-changelog.js';
 import { CONFIDENTIAL_MASK, looksLikeSecret } from './core-settings.js';
 import { LOCAL_SERVER_ID } from './hal-core.js';
-import { auditActions, createTestCore, rejection, type TestCore, waitFor } from './test-helpers.js';
 
 const operator = 'operator:op1' as const;
 

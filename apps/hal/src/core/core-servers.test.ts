@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditActions, createTestCore, rejection, type TestCore } from './core.test-support.js';
 import { LOCAL_SERVER_ID } from './hal-core.js';
-import { auditActions, createTestCore, rejection, type TestCore } from './test-helpers.js';
 
 const operator = 'operator:op1' as const;
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/foundation-harness.js';
+import { createTestApp, type TestApp } from '../../test/foundation.test-support.js';
 
 let t: TestApp;
 afterEach(async () => {

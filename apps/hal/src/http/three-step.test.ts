@@ -4,7 +4,7 @@ import {
   TEST_SCRYPT_PARAMS,
   type TestApp,
   type TestSession,
-} from '../../test/foundation-harness.js';
+} from '../../test/foundation.test-support.js';
 import { createOperator } from '../auth/auth-operators.js';
 import { requireRecent } from './require-recent.js';
 import { readConfirmation } from './three-step.js';

@@ -6,9 +6,9 @@ import {
   sessionCookieFrom,
   type TestApp,
   type TestSession,
-} from '../../test/foundation-harness.js';
+} from '../../test/foundation.test-support.js';
+import { makeArtifact, waitFor } from '../core/core.test-support.js';
 import { LOCAL_SERVER_ID } from '../core/hal-core.js';
-import { makeArtifact, waitFor } from '../core/test-helpers.js';
 
 const HOST = 'hal-pages-host';
 let t: TestApp;

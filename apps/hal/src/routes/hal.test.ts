@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, type TestSession } from '../../test/foundation-harness.js';
+import { createTestApp, type TestApp, type TestSession } from '../../test/foundation.test-support.js';
+import { makeArtifact, waitFor } from '../core/core.test-support.js';
 import { LOCAL_SERVER_ID } from '../core/hal-core.js';
-import { makeArtifact, waitFor } from '../core/test-helpers.js';
 
 let t: TestApp;
 let session: TestSession;

@@ -13,7 +13,7 @@ import {
   type RunningHal,
   SCREENSHOT_DIR,
   startHal,
-} from './panel-harness.js';
+} from './panel-browser.test-support.js';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 if (!hasChromium) {

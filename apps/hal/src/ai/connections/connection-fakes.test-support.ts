@@ -12,7 +12,7 @@ import {
   sessionRequest,
   TEST_SCRYPT_PARAMS,
   type TestSession,
-} from '../../../test/foundation-harness.js';
+} from '../../../test/foundation.test-support.js';
 import { createApp } from '../../app.js';
 import { createOperator } from '../../auth/auth-operators.js';
 import { loadConfig } from '../../config.js';

@@ -7,7 +7,7 @@ import {
   followLogin,
 } from '@hal-ai/providers/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sessionCookieFrom, type TestSession } from '../../../test/foundation-harness.js';
+import { sessionCookieFrom, type TestSession } from '../../../test/foundation.test-support.js';
 import {
   type ConnectionsTestApp,
   createConnectionsTestApp,

@@ -1,7 +1,7 @@
 import { createFakeAnthropic, createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
 import { HalError } from '@hal-ai/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sessionCookieFrom, type TestSession } from '../../../test/foundation-harness.js';
+import { sessionCookieFrom, type TestSession } from '../../../test/foundation.test-support.js';
 import {
   type ConnectionsTestApp,
   createConnectionsTestApp,

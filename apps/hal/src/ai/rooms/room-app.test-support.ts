@@ -9,7 +9,7 @@ import {
   sessionCookieFrom,
   TEST_SCRYPT_PARAMS,
   type TestSession,
-} from '../../../test/foundation-harness.js';
+} from '../../../test/foundation.test-support.js';
 import { createLocalAgent } from '../../agents/agent-local.js';
 import { createApp } from '../../app.js';
 import { createOperator } from '../../auth/auth-operators.js';

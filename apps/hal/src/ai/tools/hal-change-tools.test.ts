@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../audit/types.js';
+import { makeArtifact } from '../../core/core.test-support.js';
 import { LOCAL_SERVER_ID } from '../../core/hal-core.js';
-import { makeArtifact } from '../../core/test-helpers.js';
 import {
   approvedRelease,
   createToolHarness,
   jobEnds,
   TEST_AI_ACTOR,
   type ToolHarness,
-} from './hal-tools-harness.js';
+} from './hal-tools.test-support.js';
 
 let h: ToolHarness;
 beforeEach(async () => {

@@ -1,7 +1,7 @@
 import type { Action } from '@hal-ai/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_SERVER_ID } from '../../core/hal-core.js';
-import { approvedRelease, createToolHarness, jobEnds, type ToolHarness } from './hal-tools-harness.js';
+import { approvedRelease, createToolHarness, jobEnds, type ToolHarness } from './hal-tools.test-support.js';
 
 let h: ToolHarness;
 let serverId: string;

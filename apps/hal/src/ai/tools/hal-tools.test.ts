@@ -2,7 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { executeTool, toAnthropicTools, toGeminiTools, toMcpTools, toOpenAITools } from '@hal-ai/tools';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createToolHarness, type ToolHarness } from './hal-tools-harness.js';
+import { createToolHarness, type ToolHarness } from './hal-tools.test-support.js';
 import { createHalTools, HAL_TOOL_NAMES, HAL_TOOL_TIERS } from './index.js';
 
 /** SPEC §4, copied as text on purpose: the registry must match the specification, not itself. */

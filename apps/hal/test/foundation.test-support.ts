@@ -5,7 +5,7 @@ import type { Hono } from 'hono';
 import { createApp } from '../src/app.js';
 import { createOperator } from '../src/auth/auth-operators.js';
 import { type HalConfig, loadConfig } from '../src/config.js';
-import { createLocalTestCore } from '../src/core/test-helpers.js';
+import { createLocalTestCore } from '../src/core/core.test-support.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { type AppDeps, createDeps } from '../src/deps.js';
