@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { HalError } from '@hal-ai/spec';
 import packageJson from '../package.json' with { type: 'json' };
+import { DEFAULT_SCRYPT_PARAMS, type ScryptParams } from './auth/auth-password.js';
 
 /** The version of this HAL build (from `apps/hal/package.json`), as `/api/health` and `hal --version` report it. */
 export const HAL_VERSION: string = packageJson.version;
@@ -27,6 +28,8 @@ export interface HalConfig {
   bodyLimitBytes: number;
   /** Default cap for `multipart/form-data` bodies (release uploads), in bytes. */
   uploadLimitBytes: number;
+  /** scrypt parameters operator passwords are hashed with; older hashes are upgraded at the next login. */
+  passwordHashing: Readonly<ScryptParams>;
 }
 
 /** The defaults every unset variable falls back to. */
@@ -41,6 +44,7 @@ export const DEFAULT_CONFIG: Readonly<HalConfig> = Object.freeze({
   trustProxy: false,
   bodyLimitBytes: 1024 * 1024,
   uploadLimitBytes: 200 * 1024 * 1024,
+  passwordHashing: DEFAULT_SCRYPT_PARAMS,
 });
 
 function readInteger(
@@ -112,5 +116,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HalConfig {
     trustProxy: readFlag(env, 'HAL_TRUST_PROXY'),
     bodyLimitBytes: DEFAULT_CONFIG.bodyLimitBytes,
     uploadLimitBytes: readInteger(env, 'HAL_UPLOAD_LIMIT_BYTES', DEFAULT_CONFIG.uploadLimitBytes, 1, 2 ** 40),
+    passwordHashing: DEFAULT_CONFIG.passwordHashing,
   };
 }

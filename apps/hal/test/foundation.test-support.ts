@@ -109,7 +109,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   await migrateToLatest(database.db);
   const clock = createManualClock();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-test-'));
-  const config = { ...loadConfig({ HAL_DATA_DIR: dataDir }), ...options.config };
+  const config = {
+    ...loadConfig({ HAL_DATA_DIR: dataDir }),
+    passwordHashing: TEST_SCRYPT_PARAMS,
+    ...options.config,
+  };
   const deps = createDeps({
     db: database.db,
     sqlite: database.sqlite,

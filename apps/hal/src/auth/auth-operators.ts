@@ -7,6 +7,7 @@ import {
   DEFAULT_SCRYPT_PARAMS,
   generatePassword,
   hashPassword,
+  needsRehash,
   type ScryptParams,
   verifyAgainstDummy,
   verifyPassword,
@@ -105,14 +106,25 @@ export async function resetOperatorPassword(
   return { operator: { id: row.id, username: row.username }, password: secret };
 }
 
+/** Options of {@link authenticateOperator}. */
+export interface AuthenticateOptions {
+  /**
+   * The parameters hashes should have (default {@link DEFAULT_SCRYPT_PARAMS}). A correct password whose stored
+   * hash was made with others is re-hashed with these, transparently, before the login answers.
+   */
+  passwordParams?: ScryptParams;
+  random?: (bytes: number) => Buffer;
+}
+
 /**
  * Checks a username and password. Unknown usernames cost the same scrypt time as wrong
- * passwords; returns the operator or null.
+ * passwords; returns the operator or null. A hash made with older parameters is upgraded on success.
  */
 export async function authenticateOperator(
   db: Kysely<Database>,
   username: string,
   password: string,
+  options: AuthenticateOptions = {},
 ): Promise<Operator | null> {
   const row = await db
     .selectFrom('operators')
@@ -120,7 +132,19 @@ export async function authenticateOperator(
     .where('username', '=', username)
     .executeTakeFirst();
   if (row === undefined) return verifyAgainstDummy(password).then(() => null);
-  return (await verifyPassword(password, row.password_hash)) ? { id: row.id, username: row.username } : null;
+  if (!(await verifyPassword(password, row.password_hash))) return null;
+  const params = options.passwordParams ?? DEFAULT_SCRYPT_PARAMS;
+  if (needsRehash(row.password_hash, params)) {
+    const upgraded = await hashPassword(password, params, options.random ?? randomBytes);
+    // Only the hash just verified is replaced: a password reset in between wins.
+    await db
+      .updateTable('operators')
+      .set({ password_hash: upgraded })
+      .where('id', '=', row.id)
+      .where('password_hash', '=', row.password_hash)
+      .execute();
+  }
+  return { id: row.id, username: row.username };
 }
 
 /** Checks the password of a known operator id (re-authentication). */

@@ -8,8 +8,12 @@ export interface ScryptParams {
   p: number;
 }
 
-/** The parameters new hashes use: 2^15 × 8 × 1 ≈ 32 MiB and some tens of milliseconds per check. */
-export const DEFAULT_SCRYPT_PARAMS: Readonly<ScryptParams> = Object.freeze({ N: 2 ** 15, r: 8, p: 1 });
+/**
+ * The parameters new hashes use: OWASP's current scrypt recommendation, N=2^17, r=8, p=1 (128 MiB and a few
+ * hundred milliseconds per check). Node runs scrypt on its 4-thread pool, so at most four derivations — 512 MiB —
+ * are in memory at once however many logins arrive; the login rate limit keeps their number small.
+ */
+export const DEFAULT_SCRYPT_PARAMS: Readonly<ScryptParams> = Object.freeze({ N: 2 ** 17, r: 8, p: 1 });
 
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
@@ -62,6 +66,22 @@ export async function verifyPassword(password: string, encoded: string): Promise
   }
   const key = await derive(password, parsed.salt, parsed.params, parsed.key.length);
   return timingSafeEqual(key, parsed.key);
+}
+
+/**
+ * Whether a stored hash was made with other parameters than `params` (older, weaker defaults, or a malformed
+ * record): the caller re-hashes the password it just verified, so old hashes are upgraded at the next login.
+ */
+export function needsRehash(encoded: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): boolean {
+  const parsed = parse(encoded);
+  if (parsed === null) return true;
+  const current = parsed.params;
+  return (
+    current.N !== params.N ||
+    current.r !== params.r ||
+    current.p !== params.p ||
+    parsed.key.length !== KEY_LENGTH
+  );
 }
 
 let dummyHash: Promise<string> | undefined;

@@ -36,6 +36,40 @@ describe('login', () => {
     });
   });
 
+  it('re-hashes a password stored with older scrypt parameters at the next login, transparently', async () => {
+    t = await createTestApp({ config: { passwordHashing: { N: 2 ** 11, r: 8, p: 1 } } });
+    const stored = async () =>
+      (
+        await t.deps.db
+          .selectFrom('operators')
+          .select('password_hash')
+          .where('id', '=', t.operator.id)
+          .executeTakeFirstOrThrow()
+      ).password_hash;
+    const before = await stored();
+    expect(before.startsWith('scrypt$2048$')).toBe(false);
+    const wrong = await t.request('/ops/login', {
+      method: 'POST',
+      json: { username: 'alice', password: 'nope' },
+    });
+    expect(wrong.status).toBe(401);
+    expect(await stored()).toBe(before);
+    const first = await t.request('/ops/login', {
+      method: 'POST',
+      json: { username: 'alice', password: t.password },
+    });
+    expect(first.status).toBe(200);
+    const after = await stored();
+    expect(after.startsWith('scrypt$2048$8$1$')).toBe(true);
+    expect(after).not.toContain(t.password);
+    const again = await t.request('/ops/login', {
+      method: 'POST',
+      json: { username: 'alice', password: t.password },
+    });
+    expect(again.status).toBe(200);
+    expect(await stored()).toBe(after);
+  });
+
   it('marks the cookie Secure behind a trusted https proxy', async () => {
     t = await createTestApp({ config: { trustProxy: true } });
     const response = await t.request('/ops/login', {

@@ -80,7 +80,9 @@ export function createAuthRoutes(deps: AppDeps): Hono<AppEnv> {
       const password = readCredential(body.password, 'password');
       const address = clientAddress(c, deps.config.trustProxy);
       await limiter.check(username, address);
-      const operator = await authenticateOperator(deps.db, username, password);
+      const operator = await authenticateOperator(deps.db, username, password, {
+        passwordParams: deps.config.passwordHashing,
+      });
       if (operator === null) {
         await limiter.recordFailure(username, address);
         const known = await deps.db

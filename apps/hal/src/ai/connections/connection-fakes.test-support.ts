@@ -77,7 +77,7 @@ export async function createConnectionsTestApp(
   const deps = createDeps({
     db: database.db,
     sqlite: database.sqlite,
-    config: loadConfig({ HAL_DATA_DIR: dataDir }),
+    config: { ...loadConfig({ HAL_DATA_DIR: dataDir }), passwordHashing: TEST_SCRYPT_PARAMS },
     clock,
     logger,
     redact: (value) => vault.redact(value),

@@ -86,7 +86,7 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
   const database = openDatabase(dbFile);
   await migrateToLatest(database.db);
   const clock = createManualClock(Date.now());
-  const config = loadConfig({ HAL_DATA_DIR: dataDir });
+  const config = { ...loadConfig({ HAL_DATA_DIR: dataDir }), passwordHashing: TEST_SCRYPT_PARAMS };
   const deps = createDeps({
     db: database.db,
     sqlite: database.sqlite,
