@@ -7,6 +7,7 @@ export { convertToAnthropicMessages } from './anthropic/convert-to-anthropic-mes
 export { mapAnthropicFinishReason } from './anthropic/map-anthropic-finish-reason.js';
 export type { AnthropicTool, AnthropicToolChoice } from './anthropic/prepare-anthropic-tools.js';
 export { prepareAnthropicTools } from './anthropic/prepare-anthropic-tools.js';
+export * from './connections/index.js';
 export type { GeminiContent, GeminiPart } from './gemini/convert-to-gemini-contents.js';
 export { convertToGeminiContents } from './gemini/convert-to-gemini-contents.js';
 export { convertToGeminiSchema } from './gemini/convert-to-gemini-schema.js';

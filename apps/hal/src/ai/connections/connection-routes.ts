@@ -1,10 +1,12 @@
 import { HAL_ERROR_STATUS, HalError } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
+import { parseInput } from '../../core/core-support.js';
 import type { AppDeps } from '../../deps.js';
 import type { AppEnv } from '../../http/env.js';
 import { toHalError } from '../../http/http-errors.js';
 import { readJsonObject } from '../../http/json-body.js';
 import { requireRecent } from '../../http/require-recent.js';
+import { createConnectionSchema, replaceSecretSchema, updateConnectionSchema } from './connection-schemas.js';
 import type { ConnectionManager } from './connection-service.js';
 
 type Ctx = Context<AppEnv>;
@@ -68,14 +70,16 @@ export function createConnectionRoutes(deps: AppDeps): Hono<AppEnv> {
   routes.post('/connections', async (c) => {
     const body = await readJsonObject(c);
     if (hasSecretField(body)) await assertRecent(c, deps);
-    const connection = await connectionsOf(deps).create(body, c.get('operator'));
+    const input = parseInput(createConnectionSchema, body);
+    const connection = await connectionsOf(deps).create(input, c.get('operator'));
     return c.json({ connection }, 201);
   });
 
   routes.patch('/connections/:id', async (c) => {
     const body = await readJsonObject(c);
     if (hasSecretField(body)) await assertRecent(c, deps);
-    const connection = await connectionsOf(deps).update(c.req.param('id'), body, c.get('operator'));
+    const input = parseInput(updateConnectionSchema, body);
+    const connection = await connectionsOf(deps).update(c.req.param('id'), input, c.get('operator'));
     return c.json({ connection });
   });
 
@@ -90,8 +94,8 @@ export function createConnectionRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   routes.post('/connections/:id/secret', requireRecent(deps), async (c) => {
-    const body = await readJsonObject(c);
-    const connection = await connectionsOf(deps).replaceSecret(c.req.param('id'), body, c.get('operator'));
+    const input = parseInput(replaceSecretSchema, await readJsonObject(c));
+    const connection = await connectionsOf(deps).replaceSecret(c.req.param('id'), input, c.get('operator'));
     return c.json({ connection });
   });
 

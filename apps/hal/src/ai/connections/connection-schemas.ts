@@ -1,4 +1,4 @@
-import { TOOL_PRESETS } from '@hal-ai/spec';
+import { HalError, TOOL_PRESETS } from '@hal-ai/spec';
 import * as v from 'valibot';
 import { HAL_TOOL_NAMES } from '../tools/index.js';
 
@@ -113,3 +113,36 @@ export type CreateConnectionInput = v.InferOutput<typeof createConnectionSchema>
 export type UpdateConnectionInput = v.InferOutput<typeof updateConnectionSchema>;
 /** Non-secret OAuth settings as stored on the row. */
 export type OAuthSettingsInput = Omit<NonNullable<CreateConnectionInput['oauth']>, 'clientSecret'>;
+/** Parsed secret replacement input. */
+export type ReplaceSecretInput = v.InferOutput<typeof replaceSecretSchema>;
+
+/** `400 validation_failed` about one field, shaped as the schemas' own issues. */
+export function invalidField(path: string, message: string): HalError {
+  return new HalError('validation_failed', `${path}: ${message}`, {
+    details: { issues: [{ path, message }] },
+  });
+}
+
+/**
+ * The rules between a create body's fields that the schema cannot say field by field: a local CLI
+ * uses auth `cli` and names its tool and no base URL; `other` needs a base URL; a key only with
+ * `api_key`, OAuth settings only with `oauth`.
+ */
+export function assertConnectionShape(input: CreateConnectionInput): void {
+  const isCli = input.provider === 'local-cli';
+  if (isCli !== (input.auth === 'cli')) {
+    throw invalidField(
+      'auth',
+      isCli ? 'local-cli connections use auth "cli"' : 'auth "cli" is only for local-cli',
+    );
+  }
+  if (isCli && !input.cli) throw invalidField('cli.tool', 'choose claude or codex');
+  if (!isCli && input.cli) throw invalidField('cli', 'only for local-cli connections');
+  if (input.provider === 'other' && !input.baseUrl)
+    throw invalidField('baseUrl', 'required for "other" services');
+  if (isCli && input.baseUrl) throw invalidField('baseUrl', 'local CLIs have no base URL');
+  if (input.apiKey !== undefined && input.auth !== 'api_key')
+    throw invalidField('apiKey', 'only with auth "api_key"');
+  if (input.oauth !== undefined && input.auth !== 'oauth')
+    throw invalidField('oauth', 'only with auth "oauth"');
+}

@@ -15,16 +15,17 @@ export {
   CONNECTION_NAME_PATTERN,
   CONNECTION_PROVIDERS,
   type CreateConnectionInput,
+  type ReplaceSecretInput,
   type UpdateConnectionInput,
 } from './connection-schemas.js';
+export { type AppVault, connectionSecretIds } from './connection-secrets.js';
 export {
-  type AppVault,
   type ConnectionChange,
   type ConnectionCheckResult,
   type ConnectionManager,
   type ConnectionProviderView,
   type ConnectionService,
+  type ConnectionServiceDeps,
   type ConnectionServiceOptions,
-  connectionSecretIds,
   createConnectionService,
 } from './connection-service.js';
