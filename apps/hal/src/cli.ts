@@ -5,6 +5,14 @@ import { HalError } from '@hal-ai/spec';
 import { agentCliCommand } from './agents/agent-command.js';
 import { createAuditLog } from './audit/audit-log.js';
 import { createOperator, resetOperatorPassword } from './auth/auth-operators.js';
+import {
+  type CliCommand,
+  type CliContext,
+  CliUsageError,
+  commandHelp,
+  parseCommandArgs,
+} from './cli-command.js';
+import { environmentHelp } from './cli-environment.js';
 import { HAL_VERSION, type HalConfig, loadConfig } from './config.js';
 import { systemClock } from './core/clock.js';
 import { openDatabase } from './db/database.js';
@@ -13,29 +21,13 @@ import { createLogger } from './logger.js';
 import { mcpCliCommand } from './mcp/mcp-command.js';
 import { databasePath, startServer } from './server.js';
 
-/** What a command may touch: its arguments, the environment and the three streams. */
-export interface CliContext {
-  /** Arguments after the command words (e.g. `[username]` for `admin create-operator`). */
-  args: string[];
-  env: NodeJS.ProcessEnv;
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-  /** Resolves when the process is asked to stop (SIGINT/SIGTERM); long-running commands await it. */
-  stopSignal: Promise<string>;
-}
-
-/** One `hal` subcommand. Returns the exit code. */
-export interface CliCommand {
-  /** e.g. `admin create-operator <username>`. */
-  usage: string;
-  summary: string;
-  run(context: CliContext): Promise<number>;
-}
+export type { CliCommand, CliContext } from './cli-command.js';
 
 /** Loads the config or prints why not; commands return 1 on a bad environment. */
-function configOrExit(context: CliContext): HalConfig | null {
+function configOrExit(context: CliContext, overrides: NodeJS.ProcessEnv = {}): HalConfig | null {
   try {
-    return loadConfig(context.env);
+    // Flags win over the environment; they go through the same validation as the variables they stand for.
+    return loadConfig({ ...context.env, ...overrides });
   } catch (error) {
     context.stderr.write(`hal: ${error instanceof Error ? error.message : String(error)}\n`);
     return null;
@@ -59,13 +51,7 @@ async function withDatabase(
 }
 
 async function setPassword(context: CliContext, mode: 'create' | 'reset'): Promise<number> {
-  const username = context.args[0];
-  if (username === undefined || context.args.length !== 1) {
-    context.stderr.write(
-      `usage: hal admin ${mode === 'create' ? 'create-operator' : 'reset-password'} <username>\n`,
-    );
-    return 2;
-  }
+  const username = context.args[0] ?? '';
   return withDatabase(context, async ({ db }) => {
     const settings = { db, clock: systemClock };
     const { operator, password } =
@@ -89,10 +75,19 @@ async function setPassword(context: CliContext, mode: 'create' | 'reset'): Promi
  */
 export const commands: Record<string, CliCommand> = {
   serve: {
-    usage: 'serve',
+    usage: 'serve [--port <port>] [--host <address>] [--data <dir>]',
     summary: 'Start HAL (creates the data folder and the first operator on the first run)',
-    async run(context) {
-      const config = configOrExit(context);
+    options: {
+      port: { type: 'string', value: '<port>', description: 'listen port, 0 picks a free one (HAL_PORT)' },
+      host: { type: 'string', value: '<address>', description: 'listen address (HAL_HOST)' },
+      data: { type: 'string', value: '<dir>', description: 'data folder (HAL_DATA_DIR)' },
+    },
+    async run(context, values) {
+      const overrides: NodeJS.ProcessEnv = {};
+      if (typeof values.port === 'string') overrides.HAL_PORT = values.port;
+      if (typeof values.host === 'string') overrides.HAL_HOST = values.host;
+      if (typeof values.data === 'string') overrides.HAL_DATA_DIR = values.data;
+      const config = configOrExit(context, overrides);
       if (config === null) return 1;
       // Listen before announcing "listening", so a stop request right after it is not missed.
       const stopSignal = context.stopSignal;
@@ -106,34 +101,52 @@ export const commands: Record<string, CliCommand> = {
   'admin create-operator': {
     usage: 'admin create-operator <username>',
     summary: 'Create an operator and print a generated password',
+    options: {},
+    positionals: { min: 1, max: 1 },
     run: (context) => setPassword(context, 'create'),
   },
   'admin reset-password': {
     usage: 'admin reset-password <username>',
     summary: "Set a new generated password and end the operator's sessions",
+    options: {},
+    positionals: { min: 1, max: 1 },
     run: (context) => setPassword(context, 'reset'),
   },
   'db migrate': {
     usage: 'db migrate',
-    summary: 'Bring the database to the newest schema',
-    run: (context) =>
-      withDatabase(context, async () => {
-        // withDatabase already migrated; report what the schema is now.
-        context.stdout.write('database is up to date\n');
+    summary: 'Bring the database to the newest schema and say what was applied',
+    options: {},
+    async run(context) {
+      const config = configOrExit(context);
+      if (config === null) return 1;
+      fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+      const database = openDatabase(databasePath(config.dataDir));
+      try {
+        const { applied } = await migrateToLatest(database.db);
+        context.stdout.write(
+          applied.length === 0
+            ? 'database is up to date: no migration applied\n'
+            : `applied ${applied.length} migration${applied.length === 1 ? '' : 's'}:\n${applied
+                .map((name) => `  ${name}\n`)
+                .join('')}`,
+        );
         return 0;
-      }),
+      } finally {
+        await database.close();
+      }
+    },
   },
   agent: agentCliCommand,
   mcp: mcpCliCommand,
 };
 
-/** The help text: every command of the table. */
+/** The help text: every command of the table, then every environment variable. */
 export function usage(): string {
   const width = Math.max(...Object.values(commands).map((command) => command.usage.length));
   const lines = Object.values(commands).map(
     (command) => `  hal ${command.usage.padEnd(width)}  ${command.summary}`,
   );
-  return `HAL ${HAL_VERSION} — the operator console\n\nUsage:\n${lines.join('\n')}\n  hal --help\n  hal --version\n\nEnvironment: HAL_DATA_DIR, HAL_HOST, HAL_PORT, HAL_REAUTH_WINDOW_S, HAL_PROVIDER_FIRST_BYTE_TIMEOUT_MS,\nHAL_PROVIDER_IDLE_TIMEOUT_MS, HAL_VAULT_KEY, HAL_TRUST_PROXY\n`;
+  return `HAL ${HAL_VERSION} — the operator console\n\nUsage:\n${lines.join('\n')}\n  hal <command> --help\n  hal --help\n  hal --version\n\n${environmentHelp()}`;
 }
 
 /** Options of {@link runCli}: the edges, real by default. */
@@ -151,10 +164,15 @@ export interface RunCliOptions {
 export async function runCli(argv: string[], options: RunCliOptions = {}): Promise<number> {
   const stdout = options.stdout ?? process.stdout;
   const stderr = options.stderr ?? process.stderr;
-  if (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help')) {
-    stdout.write(usage());
-    return 0;
+  if (
+    argv.length === 0 ||
+    (argv.length === 1 && (argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help'))
+  ) {
+    (argv.length === 0 ? stderr : stdout).write(usage());
+    return argv.length === 0 ? 2 : 0;
   }
+  // `hal help <command…>` is `hal <command…> --help`.
+  if (argv[0] === 'help') return runCli([...argv.slice(1), '--help'], options);
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
     stdout.write(`${HAL_VERSION}\n`);
     return 0;
@@ -170,9 +188,25 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     stderr.write(`hal: unknown command "${argv.join(' ')}"\n\n${usage()}`);
     return 2;
   }
+  const args = argv.slice(key.split(' ').length);
+  if (args.includes('--help') || args.includes('-h')) {
+    stdout.write(commandHelp(command));
+    return 0;
+  }
+  let values: Record<string, string | boolean | undefined> = {};
+  let positionals = args;
+  if (command.options !== undefined) {
+    try {
+      ({ values, positionals } = parseCommandArgs(command, args));
+    } catch (error) {
+      if (!(error instanceof CliUsageError)) throw error;
+      stderr.write(`hal ${key}: ${error.message}\n\n${commandHelp(command)}`);
+      return 2;
+    }
+  }
   let stopSignal = options.stopSignal;
   const context: CliContext = {
-    args: argv.slice(key.split(' ').length),
+    args: positionals,
     env: options.env ?? process.env,
     stdout,
     stderr,
@@ -187,7 +221,7 @@ export async function runCli(argv: string[], options: RunCliOptions = {}): Promi
     },
   };
   try {
-    return await command.run(context);
+    return await command.run(context, values);
   } catch (error) {
     const message = HalError.isInstance(error) || error instanceof Error ? error.message : String(error);
     stderr.write(`hal: ${message}\n`);

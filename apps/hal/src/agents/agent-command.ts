@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { HalError } from '@hal-ai/spec';
+import type { CliCommand } from '../cli-command.js';
 import { type AgentLoopSettings, runAgentLoop } from './agent-loop.js';
 
 /** The edges of the `hal agent` command, injectable for tests. */
@@ -81,18 +82,14 @@ export async function runAgentCommand(argv: string[], io: AgentCommandIo = {}): 
 }
 
 /**
- * The `hal agent` entry of the CLI command table (`src/cli.ts`), shaped like its `CliCommand` without
- * importing the bin entry: it stops when the CLI's stop signal (SIGINT/SIGTERM) resolves.
+ * The `hal agent` entry of the CLI command table (`src/cli.ts`): it parses its own flags (strictly, exit 2 on a
+ * mistake) and stops when the CLI's stop signal (SIGINT/SIGTERM) resolves.
  */
-export const agentCliCommand = {
+export const agentCliCommand: CliCommand = {
   usage: 'agent --hal <url> --token <token> [--data-dir <dir>]',
   summary: 'Run this machine as a remote agent of a HAL (it connects to HAL; HAL never connects to it)',
-  run(context: {
-    args: string[];
-    env: NodeJS.ProcessEnv;
-    stderr: { write(text: string): unknown };
-    stopSignal: Promise<string>;
-  }): Promise<number> {
+  details: AGENT_COMMAND_USAGE,
+  run(context) {
     return runAgentCommand(context.args, {
       env: context.env,
       stderr: (text) => {

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { serveStdio } from '@hal-ai/mcp/stdio';
 import { HalError } from '@hal-ai/spec';
-import type { CliCommand } from '../cli.js';
+import type { CliCommand } from '../cli-command.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { HAL_MCP_TOOLS_ENV, openMcpHost, parseMcpToolSelection } from './mcp-host.js';
@@ -50,5 +50,10 @@ export async function runHalMcp(options: RunHalMcpOptions = {}): Promise<number>
 export const mcpCliCommand: CliCommand = {
   usage: 'mcp',
   summary: "Serve HAL's tools to MCP clients over stdio (HAL_DATA_DIR of the running HAL; HAL_MCP_TOOLS)",
+  options: {},
+  details:
+    'Reads the database of the HAL whose HAL_DATA_DIR (and HAL_VAULT_KEY) it is given; read tools run, write and\n' +
+    'high calls become approval requests in the unified room. HAL_MCP_TOOLS: all · read_write · read_only ·\n' +
+    'none · custom:<tool,tool>. JSON-RPC on stdout, logs on stderr.',
   run: (context) => runHalMcp({ env: context.env, stderr: context.stderr, stopSignal: context.stopSignal }),
 };
