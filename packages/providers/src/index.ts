@@ -10,7 +10,7 @@ export { prepareAnthropicTools } from './anthropic/prepare-anthropic-tools.js';
 export * from './connections/index.js';
 export type { GeminiContent, GeminiPart } from './gemini/convert-to-gemini-contents.js';
 export { convertToGeminiContents } from './gemini/convert-to-gemini-contents.js';
-export { convertToGeminiSchema } from './gemini/convert-to-gemini-schema.js';
+export { convertToGeminiSchema, GEMINI_SCHEMA_KEYWORDS } from './gemini/convert-to-gemini-schema.js';
 export type { GeminiGenerateBody } from './gemini/gemini-language-model.js';
 export { buildGeminiGenerateBody } from './gemini/gemini-language-model.js';
 export type { GeminiProviderSettings } from './gemini/gemini-provider.js';

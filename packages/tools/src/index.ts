@@ -1,17 +1,11 @@
-export { convertToGeminiSchema, GEMINI_SCHEMA_KEYWORDS } from './gemini-schema.js';
 export { argsHash, canonicalArgs, sha256Hex } from './tool-args-hash.js';
 export type {
-  AnthropicInputSchema,
-  AnthropicToolDeclaration,
   DeclarableTool,
-  GeminiFunctionDeclaration,
-  GeminiToolDeclaration,
   McpToolAnnotations,
   McpToolDeclaration,
   ObjectJsonSchema,
-  OpenAIToolDeclaration,
 } from './tool-declarations.js';
-export { toAnthropicTools, toGeminiTools, toMcpTools, toOpenAITools } from './tool-declarations.js';
+export { toMcpTools } from './tool-declarations.js';
 export type { Tool, ToolArgsSchema, ToolDefinition } from './tool-definition.js';
 export { defineTool, TOOL_NAME_PATTERN } from './tool-definition.js';
 export type { ToolOutcome } from './tool-execution.js';

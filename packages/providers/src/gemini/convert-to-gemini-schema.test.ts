@@ -60,4 +60,67 @@ describe('convertToGeminiSchema', () => {
       }),
     ).toEqual({ type: 'array', items: { type: 'object', properties: { id: { type: 'string' } } } });
   });
+
+  it('inlines local refs, merges allOf, and keeps only required names that are properties', () => {
+    const converted = convertToGeminiSchema({
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      $defs: { host: { type: 'string', format: 'hostname', minLength: 1 }, node: { $ref: '#/$defs/node' } },
+      properties: {
+        host: { $ref: '#/$defs/host' },
+        loop: { $ref: '#/$defs/node', description: 'recursive' },
+        both: {
+          allOf: [
+            { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+            { properties: { b: { type: 'integer' } } },
+          ],
+        },
+        either: { oneOf: [{ type: 'string' }, { type: 'boolean' }] },
+        maybe: { type: ['integer', 'null'], exclusiveMinimum: 0 },
+        fixed: { const: 'yes' },
+        pair: { type: 'array', items: [{ type: 'string' }, { type: 'number' }] },
+      },
+      required: ['host', 'ghost'],
+      additionalProperties: false,
+    });
+    expect(converted).toEqual({
+      type: 'object',
+      properties: {
+        host: { type: 'string', minLength: 1 },
+        // A recursive reference cannot be inlined: it becomes an unconstrained value.
+        loop: { description: 'recursive' },
+        both: {
+          type: 'object',
+          properties: { a: { type: 'string' }, b: { type: 'integer' } },
+          required: ['a'],
+        },
+        either: { anyOf: [{ type: 'string' }, { type: 'boolean' }] },
+        maybe: { type: 'integer', nullable: true },
+        fixed: { type: 'string', enum: ['yes'] },
+        pair: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['host'],
+    });
+  });
+
+  it('says non-string enums in words, keeping or inferring their type', () => {
+    expect(convertToGeminiSchema({ enum: [1, 2, 3] })).toEqual({
+      type: 'integer',
+      description: 'Allowed values: 1, 2, 3.',
+    });
+    expect(convertToGeminiSchema({ type: 'number', enum: [0.5, 1], description: 'Ratio.' })).toEqual({
+      type: 'number',
+      description: 'Ratio. Allowed values: 0.5, 1.',
+    });
+    expect(convertToGeminiSchema({ enum: [true, null] })).toEqual({
+      type: 'boolean',
+      description: 'Allowed values: true.',
+      nullable: true,
+    });
+    expect(convertToGeminiSchema({ type: 'integer', format: 'int64' })).toEqual({
+      type: 'integer',
+      format: 'int64',
+    });
+    expect(convertToGeminiSchema({ type: 'integer', format: 'date-time' })).toEqual({ type: 'integer' });
+  });
 });

@@ -1,5 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
-import { executeTool, toAnthropicTools, toGeminiTools, toMcpTools, toOpenAITools } from '@hal-ai/tools';
+import { prepareAnthropicTools, prepareGeminiTools, prepareOpenAICompatibleTools } from '@hal-ai/providers';
+import { executeTool, toMcpTools } from '@hal-ai/tools';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHarness, type ToolHarness } from './hal-tools.test-support.js';
@@ -76,9 +77,11 @@ describe('the HAL tool set', () => {
 
   it('declares valid tools for Anthropic, OpenAI, Gemini and MCP', () => {
     const list = tools.list();
-    const anthropic: Anthropic.Tool[] = toAnthropicTools(list);
-    const openai: OpenAI.Chat.ChatCompletionTool[] = toOpenAITools(list);
-    const gemini = toGeminiTools(list);
+    const declarations = tools.declarations();
+    const anthropic: Anthropic.Tool[] = prepareAnthropicTools(declarations, undefined).tools ?? [];
+    const openai: OpenAI.Chat.ChatCompletionTool[] =
+      prepareOpenAICompatibleTools(declarations, undefined).tools ?? [];
+    const gemini = prepareGeminiTools(declarations, undefined).tools ?? [];
     const mcp = toMcpTools(list);
     expect(anthropic).toHaveLength(36);
     for (const declaration of anthropic) {
