@@ -13,6 +13,8 @@ const allowed = {
   '@hal-ai/vault': ['@hal-ai/spec'],
   '@hal-ai/providers': ['@hal-ai/spec'],
   '@hal-ai/tools': ['@hal-ai/spec'],
+  // The web fetcher sits beside tools: it serves the host's linked pages and its web_fetch tool.
+  '@hal-ai/web': ['@hal-ai/spec'],
   '@hal-ai/rooms': ['@hal-ai/spec', '@hal-ai/tools'],
   '@hal-ai/mcp': ['@hal-ai/spec', '@hal-ai/tools'],
   // ui-panel speaks HTTP; it may import only types from spec (checked below).
@@ -22,6 +24,7 @@ const allowed = {
     '@hal-ai/vault',
     '@hal-ai/providers',
     '@hal-ai/tools',
+    '@hal-ai/web',
     '@hal-ai/rooms',
     '@hal-ai/mcp',
     '@hal-ai/ui-panel',

@@ -6,6 +6,7 @@ import type {
   ToolCallPart,
   ToolResultPart,
 } from '@hal-ai/spec';
+import { contextBlockText } from './room-context-text.js';
 
 /** A model's identity as the operator configured it. */
 export interface ParticipantIdentity {
@@ -104,9 +105,7 @@ function operatorText(blocks: readonly ContentBlock[]): string {
   if (command?.type === 'command' && command.expansion) parts.push(command.expansion);
   else parts.push(textOf(blocks));
   for (const block of blocks) {
-    if (block.type !== 'context') continue;
-    const label = [block.title, block.url].filter(Boolean).join(' — ');
-    parts.push(`[context from ${block.source}${label ? `: ${label}` : ''}]\n${block.text}`);
+    if (block.type === 'context') parts.push(contextBlockText(block));
   }
   return parts.filter((part) => part.length > 0).join('\n\n');
 }

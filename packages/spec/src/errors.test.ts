@@ -59,9 +59,16 @@ describe('HalError', () => {
       'provider_bad_response',
       'provider_unavailable',
       'interrupted',
+      'web_blocked',
+      'web_timeout',
+      'web_too_large',
+      'web_unsupported_type',
+      'web_fetch_failed',
     ];
     for (const code of spec12) expect(HAL_ERROR_CODES).toContain(code);
     expect(HAL_ERROR_STATUS.connection_inactive).toBe(409);
     expect(HAL_ERROR_STATUS.rate_limited).toBe(429);
+    expect(HAL_ERROR_STATUS.web_blocked).toBe(400);
+    expect(HAL_ERROR_STATUS.taint_confirmation_required).toBe(409);
   });
 });

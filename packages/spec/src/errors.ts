@@ -54,6 +54,14 @@ export const HAL_ERROR_STATUS = {
   provider_bad_response: null,
   provider_unavailable: null,
   interrupted: null,
+  /** A proposal made after reading web content, approved without `confirmTainted: true`. */
+  taint_confirmation_required: 409,
+  /** The web fetch was refused by policy: a private or special address, a port, credentials in the URL. */
+  web_blocked: 400,
+  web_timeout: null,
+  web_too_large: null,
+  web_unsupported_type: null,
+  web_fetch_failed: null,
 } as const satisfies Record<string, number | null>;
 
 /** Every stable error code HAL and its libraries use. */

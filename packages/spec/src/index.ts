@@ -24,14 +24,18 @@ export type {
   Connection,
   ConnectionStatus,
   ContentBlock,
+  ContextBlock,
   MessageRole,
   MessageStatus,
+  PageContextBlock,
   ProviderId,
   Room,
   RoomEvent,
   RoomMessage,
   SecretView,
   TurnStatus,
+  WebContextBlock,
+  WebContextErrorBlock,
 } from './rooms.js';
 export type { JsonSchema, ToolPreset, ToolRisk } from './tools.js';
 export { TOOL_PRESETS, TOOL_RISKS } from './tools.js';

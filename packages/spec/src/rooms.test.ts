@@ -3,6 +3,7 @@ import {
   type Action,
   type ActionStatus,
   type ContentBlock,
+  type ErrorInfo,
   type RoomEvent,
   type RoomMessage,
   type SecretView,
@@ -10,6 +11,8 @@ import {
   TOOL_RISKS,
   type ToolPreset,
   type ToolRisk,
+  type WebContextBlock,
+  type WebContextErrorBlock,
 } from './index.js';
 
 describe('room shapes (type level)', () => {
@@ -30,6 +33,20 @@ describe('room shapes (type level)', () => {
       'text' | 'tool-call' | 'tool-result' | 'note' | 'command' | 'action' | 'context'
     >();
     expectTypeOf<Extract<ContentBlock, { type: 'context' }>['source']>().toEqualTypeOf<'web' | 'page'>();
+  });
+
+  it('a web context block is a fetched page or a failure with its code (SPEC §14)', () => {
+    expectTypeOf<WebContextBlock>().toEqualTypeOf<{
+      type: 'context';
+      source: 'web';
+      url: string;
+      finalUrl: string;
+      title: string;
+      text: string;
+      truncated: boolean;
+      fetchedAt: string;
+    }>();
+    expectTypeOf<WebContextErrorBlock['error']>().toEqualTypeOf<ErrorInfo>();
   });
 
   it('messages follow SPEC §14: relay depth 0|1, nullable error and usage', () => {

@@ -13,8 +13,48 @@ export type ContentBlock =
   | { type: 'command'; command: string; args: string[]; expansion?: string }
   /** A proposal card in the history. */
   | { type: 'action'; actionId: string }
-  /** Context attached to a turn (a web page the operator linked, the page they are on). */
-  | { type: 'context'; source: 'web' | 'page'; url?: string; title?: string; text: string };
+  /** Context attached to an operator message: a web page they linked (SPEC §14), or the page they are on. */
+  | ContextBlock;
+
+/**
+ * A web page an operator linked, fetched before the turn (SPEC §14). Its text is untrusted web content: prompts
+ * mark it as such, and a proposal made in a turn that read it is `tainted`.
+ */
+export interface WebContextBlock {
+  type: 'context';
+  source: 'web';
+  /** The URL as the operator wrote it (trailing punctuation trimmed). */
+  url: string;
+  /** Where the last redirect led. */
+  finalUrl: string;
+  title: string;
+  /** Readable text of the page, capped. */
+  text: string;
+  /** The text was cut at the cap. */
+  truncated: boolean;
+  /** ISO time of the fetch (a cached page keeps its first fetch time). */
+  fetchedAt: string;
+}
+
+/** A linked page that could not be fetched: the turn goes on, and the models see why (SPEC §14). */
+export interface WebContextErrorBlock {
+  type: 'context';
+  source: 'web';
+  url: string;
+  error: ErrorInfo;
+}
+
+/** The page of the console the operator is on, attached as context. */
+export interface PageContextBlock {
+  type: 'context';
+  source: 'page';
+  url?: string;
+  title?: string;
+  text: string;
+}
+
+/** Every context block a message may carry. */
+export type ContextBlock = WebContextBlock | WebContextErrorBlock | PageContextBlock;
 
 /** Who wrote a message. */
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'system';

@@ -1,3 +1,4 @@
+import type { ContentBlock } from '@hal-ai/spec';
 import { describe, expect, it } from 'vitest';
 import { createTestContext, testAction, testConnection, testMessage } from './panel-dom.test-support.js';
 import { renderActionCard, renderMessage, renderTabs } from './panel-render.js';
@@ -122,5 +123,50 @@ describe('renderActionCard', () => {
     expect(card.querySelectorAll('button')).toHaveLength(0);
     expect(card.querySelector('.hal-action-state')?.textContent).toBe('실패');
     expect(card.querySelector('.hal-failure')?.textContent).toBe('not_found: no server');
+  });
+});
+
+describe('web sources on an operator message', () => {
+  const context = createTestContext([testConnection({ id: 'c1', name: 'claude' })]);
+  const operatorMessage = (content: ContentBlock[]) =>
+    renderMessage(context, testMessage({ role: 'user', connectionId: null, content }));
+
+  it('shows a fetched page as a collapsible source with its title, final URL and truncation', () => {
+    const element = operatorMessage([
+      { type: 'text', text: 'read https://example.com/a' },
+      {
+        type: 'context',
+        source: 'web',
+        url: 'https://example.com/a',
+        finalUrl: 'https://example.com/b',
+        title: '<b>Notes</b>',
+        text: 'page text',
+        truncated: true,
+        fetchedAt: '2026-01-01T00:00:00.000Z',
+      },
+    ]);
+    const source = element.querySelector('details.hal-web-source');
+    expect(source?.querySelector('.hal-web-title')?.textContent).toBe('<b>Notes</b>');
+    expect(source?.querySelector('b')).toBeNull();
+    expect(source?.querySelector('.hal-web-truncated')?.textContent).toBe('잘림');
+    const link = source?.querySelector('.hal-web-final a');
+    expect(link?.getAttribute('href')).toBe('https://example.com/b');
+    expect(link?.getAttribute('rel')).toContain('noopener');
+    expect(source?.querySelector('.hal-web-text')?.textContent).toBe('page text');
+  });
+
+  it('shows a failed fetch with its code', () => {
+    const element = operatorMessage([
+      { type: 'text', text: 'x' },
+      {
+        type: 'context',
+        source: 'web',
+        url: 'http://10.0.0.1/',
+        error: { code: 'web_blocked', message: 'private' },
+      },
+    ]);
+    const source = element.querySelector('details.hal-web-source-failed');
+    expect(source?.querySelector('.hal-web-failed')?.getAttribute('data-code')).toBe('web_blocked');
+    expect(source?.querySelector('.hal-web-error')?.textContent).toBe('private');
   });
 });

@@ -1,6 +1,10 @@
 import type { Action, Connection, ContentBlock, Room, RoomMessage } from '@hal-ai/spec';
+import { createElement } from './panel-dom.js';
 import type { Translate } from './panel-i18n.js';
 import type { MarkdownRenderer } from './panel-markdown.js';
+import { renderContextBlock } from './panel-web-context.js';
+
+export { createElement } from './panel-dom.js';
 
 /** What the pure renderers need: a document to build in, strings, markdown and connection names. */
 export interface RenderContext {
@@ -9,24 +13,6 @@ export interface RenderContext {
   markdown: MarkdownRenderer;
   /** Connections by id (names, status). */
   connections: ReadonlyMap<string, Connection>;
-}
-
-/** Creates an element with attributes and children (strings become text nodes, never HTML). */
-export function createElement(
-  document: Document,
-  tag: string,
-  attributes: Record<string, string | undefined> = {},
-  children: Array<Node | string | null | undefined> = [],
-): HTMLElement {
-  const element = document.createElement(tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value !== undefined) element.setAttribute(name, value);
-  }
-  for (const child of children) {
-    if (child === null || child === undefined) continue;
-    element.append(typeof child === 'string' ? document.createTextNode(child) : child);
-  }
-  return element;
 }
 
 function json(value: unknown): string {
@@ -80,11 +66,7 @@ function renderBlock(context: RenderContext, message: RoomMessage, block: Conten
       // The card itself is rendered from the live action (renderActionCard); this is its slot.
       return createElement(document, 'div', { class: 'hal-action-slot', 'data-action-id': block.actionId });
     case 'context':
-      return createElement(document, 'div', { class: 'hal-context' }, [
-        block.source === 'web'
-          ? `🔗 ${block.title ?? block.url ?? ''}`
-          : `📄 ${block.title ?? block.url ?? ''}`,
-      ]);
+      return renderContextBlock(context, block);
     default:
       return null;
   }

@@ -1,0 +1,67 @@
+import type { ContextBlock } from '@hal-ai/spec';
+import { createElement } from './panel-dom.js';
+import type { Translate } from './panel-i18n.js';
+
+/** What the source view needs of the render context. */
+export interface ContextRenderContext {
+  document: Document;
+  t: Translate;
+}
+
+/** Only http(s) links become clickable; anything else stays text. */
+function safeHref(url: string): string | undefined {
+  return /^https?:\/\//i.test(url) ? url : undefined;
+}
+
+/**
+ * A context block of an operator message as a collapsible source: a linked web page shows its title, its final
+ * URL (a `noopener` link) and whether its text was truncated or the fetch failed (with the code); opening it
+ * shows the text the models received. A console page's context shows its title.
+ *
+ * @example
+ * body.append(renderContextBlock(context, block));
+ */
+export function renderContextBlock(context: ContextRenderContext, block: ContextBlock): HTMLElement {
+  const { document, t } = context;
+  if (block.source === 'page') {
+    return createElement(document, 'div', { class: 'hal-context' }, [`📄 ${block.title ?? block.url ?? ''}`]);
+  }
+  const failed = 'error' in block;
+  const title = failed ? block.url : block.title || block.finalUrl || block.url;
+  const badge = failed
+    ? createElement(
+        document,
+        'span',
+        { class: 'hal-web-badge hal-web-failed', 'data-code': block.error.code },
+        [`${t('webFailed')}: ${block.error.code}`],
+      )
+    : block.truncated
+      ? createElement(document, 'span', { class: 'hal-web-badge hal-web-truncated' }, [t('webTruncated')])
+      : null;
+  const link = (url: string) =>
+    createElement(document, 'a', { href: safeHref(url), target: '_blank', rel: 'noopener noreferrer' }, [
+      url,
+    ]);
+  return createElement(
+    document,
+    'details',
+    { class: `hal-context hal-web-source${failed ? ' hal-web-source-failed' : ''}`, 'data-url': block.url },
+    [
+      createElement(document, 'summary', {}, [
+        `🔗 ${t('webSource')}: `,
+        createElement(document, 'span', { class: 'hal-web-title' }, [title]),
+        badge ? ' ' : null,
+        badge,
+      ]),
+      failed
+        ? createElement(document, 'p', { class: 'hal-web-error' }, [block.error.message])
+        : createElement(document, 'div', { class: 'hal-web-body' }, [
+            createElement(document, 'p', { class: 'hal-web-final' }, [
+              `${t('webFinalUrl')}: `,
+              link(block.finalUrl),
+            ]),
+            createElement(document, 'pre', { class: 'hal-web-text' }, [block.text]),
+          ]),
+    ],
+  );
+}

@@ -1,0 +1,16 @@
+export { blockedAddressReason, isBlockedAddress, isIpLiteral } from './web-address.js';
+export type { WebCache, WebCacheSettings } from './web-cache.js';
+export { createWebCache } from './web-cache.js';
+export type { GuardedConnectorSettings, ResolvedAddress, WebDial, WebResolver } from './web-connector.js';
+export { createGuardedConnector } from './web-connector.js';
+export { CONTEXT_BLOCK_MAX_CHARS, toWebContextBlock, toWebErrorInfo } from './web-context-block.js';
+export { decodeBody, headerCharset } from './web-decode.js';
+export type { ExtractedText } from './web-extract.js';
+export { extractHtml, normaliseWhitespace } from './web-extract.js';
+export type { WebFetcher, WebFetcherSettings } from './web-fetcher.js';
+export { createWebFetcher } from './web-fetcher.js';
+export { extractMessageUrls, MAX_MESSAGE_URLS } from './web-message-urls.js';
+export type { WebPage } from './web-page.js';
+export { capText } from './web-page.js';
+export type { NormaliseWebUrlOptions } from './web-url.js';
+export { DEFAULT_WEB_PORTS, normaliseWebUrl } from './web-url.js';

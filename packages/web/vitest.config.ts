@@ -1,0 +1,3 @@
+import { defineHalVitestConfig } from '../../vitest.shared';
+
+export default defineHalVitestConfig();
