@@ -1,30 +1,40 @@
 import { HalError } from '@hal-ai/spec';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from '../db/schema.js';
 
 /** Settings of {@link createLoginRateLimiter}. */
 export interface LoginRateLimitSettings {
   db: Kysely<Database>;
   clock: { now(): number };
-  /** Failures allowed per username + address within the window (default 5). */
+  /** Attempts allowed per username + address within the window (default 5). */
   maxPerUser?: number;
-  /** Failures allowed per address within the window, across usernames (default 30). */
+  /** Attempts allowed per address within the window, across usernames (default 30). */
   maxPerAddress?: number;
-  /** The sliding window, ms (default 15 minutes). */
+  /** The window, ms (default 15 minutes), counted from the first attempt after the last reset. */
   windowMs?: number;
 }
 
+/** One password check let through by {@link LoginRateLimiter.attempt}. */
+export interface LoginAttempt {
+  /**
+   * The password was right: the attempt stops counting against the address, and the username + address
+   * count starts over. A wrong password needs no call — it was counted when the attempt began.
+   */
+  succeeded(): Promise<void>;
+}
+
 /**
- * Login and re-auth throttling. Failures are rows in `login_attempts` rather than memory so a
- * restart does not reset the count and several HAL processes on one database share it.
+ * Login and re-auth throttling. Every attempt is counted **before** the password is checked, by one atomic
+ * upsert per counter, so concurrent guesses cannot all pass a check that none of them has bumped yet. The
+ * counters are rows in `login_counters`, not memory: a restart does not reset them and several HAL
+ * processes on one database share them.
  */
 export interface LoginRateLimiter {
-  /** Throws `429 rate_limited` (details `retryAfterS`) when either limit is used up. */
-  check(username: string, address: string): Promise<void>;
-  /** Records a failed password check. */
-  recordFailure(username: string, address: string): Promise<void>;
-  /** Clears the username + address failures after a success (the per-address count stays). */
-  recordSuccess(username: string, address: string): Promise<void>;
+  /**
+   * Counts one attempt for the username + address and for the address.
+   * @throws HalError `429 rate_limited` (details `retryAfterS`) when either count is past its limit.
+   */
+  attempt(username: string, address: string): Promise<LoginAttempt>;
 }
 
 const userKey = (username: string, address: string) => `user:${username.toLowerCase()}|ip:${address}`;
@@ -37,52 +47,51 @@ export function createLoginRateLimiter(settings: LoginRateLimitSettings): LoginR
   const maxPerAddress = settings.maxPerAddress ?? 30;
   const windowMs = settings.windowMs ?? 15 * 60 * 1000;
 
-  async function retryAfter(key: string, max: number, now: number): Promise<number | null> {
-    const rows = await db
-      .selectFrom('login_attempts')
-      .select('at')
-      .where('key', '=', key)
-      .where('at', '>', now - windowMs)
-      .orderBy('at', 'desc')
-      .limit(max)
-      .execute();
-    if (rows.length < max) return null;
-    // The window reopens when the max-th most recent failure falls out of it.
-    const oldest = rows[rows.length - 1]?.at ?? now;
-    return Math.max(1, Math.ceil((oldest + windowMs - now) / 1000));
+  /** Bumps one counter in one statement (a fresh window when the old one ended) and returns it. */
+  async function bump(key: string, now: number): Promise<{ count: number; windowStart: number }> {
+    const expired = now - windowMs;
+    const { rows } = await sql<{ count: number; window_start: number }>`
+      INSERT INTO login_counters (key, window_start, count) VALUES (${key}, ${now}, 1)
+      ON CONFLICT (key) DO UPDATE SET
+        count = CASE WHEN login_counters.window_start <= ${expired} THEN 1 ELSE login_counters.count + 1 END,
+        window_start = CASE WHEN login_counters.window_start <= ${expired} THEN ${now}
+                            ELSE login_counters.window_start END
+      RETURNING count, window_start`.execute(db);
+    const row = rows[0];
+    if (row === undefined) throw new HalError('internal_error', 'rate limit counter not written');
+    return { count: Number(row.count), windowStart: Number(row.window_start) };
   }
 
   return {
-    async check(username, address) {
+    async attempt(username, address) {
       const now = clock.now();
-      const wait =
-        (await retryAfter(userKey(username, address), maxPerUser, now)) ??
-        (await retryAfter(addressKey(address), maxPerAddress, now));
-      if (wait !== null) {
+      const user = await bump(userKey(username, address), now);
+      const site = await bump(addressKey(address), now);
+      const over = [
+        user.count > maxPerUser ? user.windowStart : null,
+        site.count > maxPerAddress ? site.windowStart : null,
+      ].filter((start): start is number => start !== null);
+      if (over.length > 0) {
+        const reopens = Math.max(...over) + windowMs;
         throw new HalError('rate_limited', 'Too many failed attempts; try again later', {
-          details: { retryAfterS: wait },
+          details: { retryAfterS: Math.max(1, Math.ceil((reopens - now) / 1000)) },
         });
       }
-    },
-    async recordFailure(username, address) {
-      const now = clock.now();
-      await db.transaction().execute(async (trx) => {
-        await trx
-          .insertInto('login_attempts')
-          .values([
-            { key: userKey(username, address), at: now },
-            { key: addressKey(address), at: now },
-          ])
-          .execute();
-        // Old rows are useless; pruning on write keeps the table small without a timer.
-        await trx
-          .deleteFrom('login_attempts')
-          .where('at', '<=', now - windowMs)
-          .execute();
-      });
-    },
-    async recordSuccess(username, address) {
-      await db.deleteFrom('login_attempts').where('key', '=', userKey(username, address)).execute();
+      // Counters of ended windows are useless; pruning on the way keeps the table small without a timer.
+      await db
+        .deleteFrom('login_counters')
+        .where('window_start', '<=', now - windowMs)
+        .execute();
+      return {
+        async succeeded() {
+          await db.deleteFrom('login_counters').where('key', '=', userKey(username, address)).execute();
+          await db
+            .updateTable('login_counters')
+            .set({ count: sql`CASE WHEN count > 0 THEN count - 1 ELSE 0 END` })
+            .where('key', '=', addressKey(address))
+            .execute();
+        },
+      };
     },
   };
 }

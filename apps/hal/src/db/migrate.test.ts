@@ -25,7 +25,7 @@ describe('migrateToLatest', () => {
         'operators',
         'sessions',
         'audit',
-        'login_attempts',
+        'login_counters',
         'confirm_tokens',
         'operator_prefs',
       ]),

@@ -127,9 +127,8 @@ async function reauthenticate(c: Ctx, deps: AppDeps, password: string): Promise<
   if (password.length === 0 || password.length > 1024) {
     throw new HalError('validation_failed', 'password is required', { details: { field: 'password' } });
   }
-  await limiter.check(operator.username, address);
+  const attempt = await limiter.attempt(operator.username, address);
   if (!(await verifyOperatorPassword(deps.db, operator.id, password))) {
-    await limiter.recordFailure(operator.username, address);
     await deps.audit.append({
       actor: `operator:${operator.id}`,
       action: 'auth.reauth_failed',
@@ -138,7 +137,7 @@ async function reauthenticate(c: Ctx, deps: AppDeps, password: string): Promise<
     });
     throw new HalError('invalid_credentials', 'Wrong password');
   }
-  await limiter.recordSuccess(operator.username, address);
+  await attempt.succeeded();
   const session = await sessionStoreFor(deps).reauthenticate(c.get('sessionId'));
   if (session === null) throw new HalError('unauthenticated', 'Sign in first');
   setSessionCookie(c, deps, session.token, session.expiresAt);

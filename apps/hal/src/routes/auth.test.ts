@@ -164,6 +164,35 @@ describe('login', () => {
     });
     expect(later.status).toBe(200);
   });
+
+  it('holds the limit under concurrency: 25 wrong passwords at once get at most 5 × 401, the rest 429', async () => {
+    t = await createTestApp();
+    const statuses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) =>
+        t
+          .request('/ops/login', { method: 'POST', json: { username: 'alice', password: `guess-${i}` } })
+          .then((response) => response.status),
+      ),
+    );
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(20);
+  });
+
+  it('lets no guess through a concurrent burst: the right password 14th of 21 is refused', async () => {
+    t = await createTestApp();
+    const statuses = await Promise.all(
+      Array.from({ length: 21 }, (_, i) =>
+        t
+          .request('/ops/login', {
+            method: 'POST',
+            json: { username: 'alice', password: i === 13 ? t.password : `guess-${i}` },
+          })
+          .then((response) => response.status),
+      ),
+    );
+    expect(statuses).not.toContain(200);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(16);
+  });
 });
 
 describe('sessions', () => {

@@ -79,12 +79,11 @@ export function createAuthRoutes(deps: AppDeps): Hono<AppEnv> {
       const username = readCredential(body.username, 'username');
       const password = readCredential(body.password, 'password');
       const address = clientAddress(c, deps.config.trustProxy);
-      await limiter.check(username, address);
+      const attempt = await limiter.attempt(username, address);
       const operator = await authenticateOperator(deps.db, username, password, {
         passwordParams: deps.config.passwordHashing,
       });
       if (operator === null) {
-        await limiter.recordFailure(username, address);
         const known = await deps.db
           .selectFrom('operators')
           .select('id')
@@ -100,7 +99,7 @@ export function createAuthRoutes(deps: AppDeps): Hono<AppEnv> {
         });
         throw new HalError('invalid_credentials', 'Wrong username or password');
       }
-      await limiter.recordSuccess(username, address);
+      await attempt.succeeded();
       // Whatever session the browser held before (possibly planted) ends here.
       const previous = readSessionToken(c);
       if (previous !== undefined) {
@@ -160,9 +159,8 @@ export function createAuthRoutes(deps: AppDeps): Hono<AppEnv> {
     const body: unknown = await c.req.json();
     const password = readCredential((body as Record<string, unknown> | null)?.password, 'password');
     const address = clientAddress(c, deps.config.trustProxy);
-    await limiter.check(operator.username, address);
+    const attempt = await limiter.attempt(operator.username, address);
     if (!(await verifyOperatorPassword(deps.db, operator.id, password))) {
-      await limiter.recordFailure(operator.username, address);
       await deps.audit.append({
         actor: `operator:${operator.id}`,
         action: 'auth.reauth_failed',
@@ -171,7 +169,7 @@ export function createAuthRoutes(deps: AppDeps): Hono<AppEnv> {
       });
       throw new HalError('invalid_credentials', 'Wrong password');
     }
-    await limiter.recordSuccess(operator.username, address);
+    await attempt.succeeded();
     const session = await store.reauthenticate(c.get('sessionId'));
     if (session === null) throw new HalError('unauthenticated', 'Sign in first');
     setSessionCookie(c, deps, session.token, session.expiresAt);

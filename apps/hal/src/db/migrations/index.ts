@@ -4,6 +4,7 @@ import * as core from './0002-core.js';
 import * as vault from './0003-vault.js';
 import * as aiConnections from './0004-ai-connections.js';
 import * as aiRooms from './0005-ai-rooms.js';
+import * as loginCounters from './0006-login-counters.js';
 
 /**
  * Every migration, in order. A static provider (no directory scanning) so the bundled `hal`
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0003-vault': vault,
   '0004-ai-connections': aiConnections,
   '0005-ai-rooms': aiRooms,
+  '0006-login-counters': loginCounters,
 };
 
 /** The migration provider `hal db migrate` and start-up use. */

@@ -37,13 +37,14 @@ export interface AuditTable {
   hash: string;
 }
 
-/** A failed password check, for rate limiting (shared by every HAL process using the database). */
-export interface LoginAttemptsTable {
-  id: Generated<number>;
+/** A login rate-limit counter (shared by every HAL process using the database). */
+export interface LoginCountersTable {
   /** `user:<username>|ip:<address>` or `ip:<address>`. */
   key: string;
-  /** Epoch milliseconds. */
-  at: number;
+  /** When the counting window began, epoch milliseconds. */
+  window_start: number;
+  /** Attempts counted in the window. */
+  count: number;
 }
 
 /** A threeStep confirm token (stored hashed, single use). */
@@ -75,7 +76,7 @@ export interface FoundationTables {
   operators: OperatorsTable;
   sessions: SessionsTable;
   audit: AuditTable;
-  login_attempts: LoginAttemptsTable;
+  login_counters: LoginCountersTable;
   confirm_tokens: ConfirmTokensTable;
   operator_prefs: OperatorPrefsTable;
 }
