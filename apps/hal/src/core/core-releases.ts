@@ -111,20 +111,35 @@ export function createReleaseFunctions(ctx: CoreContext) {
       return { release: toRelease(await loadRecord(db, 'releases', 'release', id)) };
     },
 
+    /** Refuses early (`release_exists`) a `module@version` that is already registered, e.g. before an upload. */
+    async check(input: { module: string; version: string }): Promise<void> {
+      if (await findRelease(db, input.module, input.version)) {
+        throw new HalError('release_exists', `${input.module}@${input.version} is already registered`);
+      }
+    },
+
     /**
      * Registers `module@version` from an uploaded file: the digest must match (`checksum_mismatch`), the pair
      * must be new (`release_exists`); the file then moves into `<dataDir>/artifacts/<module>/<version>.tar.gz`.
-     * The release starts `registered` and deploys only after approval.
+     * The release starts `registered` and deploys only after approval. `measured` is the digest and size HAL
+     * itself computed while the upload was written (so the file is not read twice); without it the file is
+     * hashed here.
      */
-    async register(actor: Actor, input: ArgsOf<typeof ReleaseRegisterArgs>): Promise<{ release: Release }> {
+    async register(
+      actor: Actor,
+      input: ArgsOf<typeof ReleaseRegisterArgs>,
+      measured?: { sha256: string; size: number },
+    ): Promise<{ release: Release }> {
       const args = parseInput(ReleaseRegisterArgs, input);
       const expected = args.sha256.toLowerCase();
-      const actual = await hashFile(args.artifact).catch((error: unknown) => {
-        throw new HalError('validation_failed', 'The uploaded artifact cannot be read', {
-          details: { issues: [{ path: 'artifact', message: 'unreadable file' }] },
-          cause: error,
-        });
-      });
+      const actual =
+        measured ??
+        (await hashFile(args.artifact).catch((error: unknown) => {
+          throw new HalError('validation_failed', 'The uploaded artifact cannot be read', {
+            details: { issues: [{ path: 'artifact', message: 'unreadable file' }] },
+            cause: error,
+          });
+        }));
       if (actual.sha256 !== expected) {
         throw new HalError(
           'checksum_mismatch',

@@ -62,11 +62,15 @@ export const ReleasesListArgs = v.strictObject({
 });
 /** `releases.get`, `releases.approve` */
 export const ReleaseIdArgs = v.strictObject({ id });
-/** `releases.register` (console upload only — not a tool: tools never take file paths) */
-export const ReleaseRegisterArgs = v.strictObject({
+/** The text fields of a release upload: what it claims to be (the file is the `artifact` part). */
+export const ReleaseUploadFields = v.strictObject({
   module: name,
   version: name,
   sha256: v.pipe(v.string(), v.regex(/^[0-9a-fA-F]{64}$/, '64 hex digits')),
+});
+/** `releases.register` (console upload only — not a tool: tools never take file paths) */
+export const ReleaseRegisterArgs = v.strictObject({
+  ...ReleaseUploadFields.entries,
   artifact: v.pipe(v.string(), v.minLength(1)),
 });
 

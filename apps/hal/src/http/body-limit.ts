@@ -1,6 +1,5 @@
 import { HalError } from '@hal-ai/spec';
 import type { MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 
 function tooLarge(maxBytes: number): never {
   throw new HalError('payload_too_large', `The request body is larger than ${maxBytes} bytes`, {
@@ -16,7 +15,6 @@ function tooLarge(maxBytes: number): never {
  * routes.post('/releases', limitBody(config.uploadLimitBytes), handler);
  */
 export function limitBody(maxBytes: number): MiddlewareHandler {
-  const counted = bodyLimit({ maxSize: maxBytes, onError: () => tooLarge(maxBytes) });
   return async function limitBody(c, next) {
     const method = c.req.method;
     // No route reads a GET or HEAD body.
@@ -33,8 +31,39 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
       if (Number(declared) > maxBytes) tooLarge(maxBytes);
       return next();
     }
-    // Chunked or undeclared: count as it streams.
-    return counted(c, next);
+    // Chunked or undeclared: count as it streams. Never collect it (hono's own bodyLimit does, which would
+    // hold a whole chunked upload in memory): the reader fails with `payload_too_large` at the first byte over.
+    const body = c.req.raw.body;
+    if (body === null) return next();
+    let size = 0;
+    const reader = body.getReader();
+    // Pull-based with no buffer of its own (high-water mark 0): nothing is read before the route reads it.
+    const counted = new ReadableStream<Uint8Array>(
+      {
+        async pull(controller) {
+          const { done, value } = await reader.read();
+          if (done) {
+            controller.close();
+            return;
+          }
+          size += value.byteLength;
+          if (size > maxBytes) {
+            controller.error(
+              new HalError('payload_too_large', `The request body is larger than ${maxBytes} bytes`, {
+                details: { maxBytes },
+              }),
+            );
+            await reader.cancel().catch(() => {});
+            return;
+          }
+          controller.enqueue(value);
+        },
+        cancel: (reason) => reader.cancel(reason),
+      },
+      { highWaterMark: 0 },
+    );
+    c.req.raw = new Request(c.req.raw, { body: counted, duplex: 'half' } as RequestInit);
+    return next();
   };
 }
 

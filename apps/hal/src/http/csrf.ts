@@ -44,25 +44,55 @@ function isFormContentType(type: string | undefined): boolean {
   return value.startsWith('application/x-www-form-urlencoded') || value.startsWith('multipart/form-data');
 }
 
+/** The JSON console API: its callers always send the header (SPEC §13), so no form fallback exists there. */
+const API_PREFIX = '/ops/api/';
+
 /**
- * CSRF protection for everything behind the session middleware: on POST/PUT/PATCH/DELETE the
- * origin must be our own and `X-CSRF-Token` (or, for form posts, the `_csrf` field) must equal
- * the session's token → else `403 csrf_failed`.
+ * CSRF protection for everything behind the session middleware: on POST/PUT/PATCH/DELETE the origin must be
+ * our own and the token must equal the session's → else `403 csrf_failed`.
+ *
+ * The middleware never reads a body (a release upload streams up to `HAL_UPLOAD_LIMIT_BYTES`; parsing it here
+ * would hold it in memory). It checks `X-CSRF-Token`. A console page's form post (no JavaScript, so no
+ * header) carries the token as the `_csrf` field instead — the first field of every form the console renders;
+ * for those the middleware marks the check as deferred and the form readers (`verifyFormToken`, called by
+ * the page form reader and by the streaming upload before its file part) compare it before anything else is
+ * used. Under `/ops/api/` the header is required: those routes never read form fields.
  */
 export function csrfProtection(deps: AppDeps): MiddlewareHandler<AppEnv> {
   return async function csrfProtection(c, next) {
+    c.set('csrfDeferred', false);
     if (!isUnsafeMethod(c.req.method)) return next();
     assertSameOrigin(c, deps.config.trustProxy);
     const expected = c.get('csrfToken');
-    let presented = c.req.header(CSRF_HEADER);
-    if (presented === undefined && isFormContentType(c.req.header('content-type'))) {
-      // Hono caches the parsed body, so the route can still read it afterwards.
-      const field = (await c.req.parseBody())[CSRF_FIELD];
-      presented = typeof field === 'string' ? field : undefined;
+    if (typeof expected !== 'string') throw new HalError('csrf_failed', 'Missing or wrong CSRF token');
+    const presented = c.req.header(CSRF_HEADER);
+    if (presented === undefined && !c.req.path.startsWith(API_PREFIX)) {
+      if (isFormContentType(c.req.header('content-type'))) {
+        c.set('csrfDeferred', true);
+        return next();
+      }
     }
-    if (typeof expected !== 'string' || presented === undefined || !safeEqual(presented, expected)) {
+    if (presented === undefined || !safeEqual(presented, expected)) {
       throw new HalError('csrf_failed', 'Missing or wrong CSRF token');
     }
     await next();
   };
+}
+
+/**
+ * Completes a deferred CSRF check with the `_csrf` field of a console form (see {@link csrfProtection}):
+ * a no-op when the header already passed, else `403 csrf_failed` unless `presented` is the session's token.
+ * Every handler of a console form post calls it before it uses any field.
+ *
+ * @example
+ * verifyFormToken(c, fields[CSRF_FIELD]);
+ */
+export function verifyFormToken(c: Context<AppEnv>, presented: string | undefined): void {
+  // `false` only once the middleware checked the header; a route it never guarded gets no free pass.
+  if (c.get('csrfDeferred') === false) return;
+  const expected = c.get('csrfToken');
+  if (typeof expected !== 'string' || presented === undefined || !safeEqual(presented, expected)) {
+    throw new HalError('csrf_failed', 'Missing or wrong CSRF token');
+  }
+  c.set('csrfDeferred', false);
 }

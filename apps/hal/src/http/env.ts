@@ -15,5 +15,10 @@ export interface AppEnv {
     csrfToken: string;
     /** Epoch ms until which `requireRecent` passes (0 when the window never opened). */
     recentAuthUntil: number;
+    /**
+     * True while a console form post's CSRF token is still to be read from its `_csrf` field: the CSRF
+     * middleware never reads a body, so the form readers check it (see `verifyFormToken`).
+     */
+    csrfDeferred: boolean;
   };
 }

@@ -8,8 +8,9 @@ import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
 import type { HighActionDescription } from '../core/core-impacts.js';
 import type { AppDeps } from '../deps.js';
 import { clientAddress } from '../http/client-address.js';
-import { CSRF_FIELD } from '../http/csrf.js';
+import { CSRF_FIELD, verifyFormToken } from '../http/csrf.js';
 import type { AppEnv } from '../http/env.js';
+import { readFormFields } from '../http/form-body.js';
 import { requireRecent } from '../http/require-recent.js';
 import { sessionStoreFor, setSessionCookie } from '../http/session.js';
 import { publicError } from './pages-format.js';
@@ -24,10 +25,9 @@ export const STEP_FIELD = '_step';
 const IDENTIFIER_PREFIX = 'confirmIdentifier.';
 const CONFIRM_FIELDS = new Set(['confirmToken', 'confirmImpact', 'confirmExecute', STEP_FIELD]);
 
-/** A posted form: its text fields and its files. */
+/** A posted form: its text fields (the one file upload streams through its own reader). */
 export interface FormInput {
   fields: Record<string, string>;
-  files: Record<string, File>;
 }
 
 /**
@@ -42,8 +42,6 @@ export interface PageAction<A> {
   describe?(args: A, c: Ctx): Promise<HighActionDescription>;
   /** Answers where the browser goes next, or a page to show instead (e.g. a token shown once). */
   run(args: A, c: Ctx, input: FormInput): Promise<string | { body: Child }>;
-  /** The file field of an upload: a re-auth form cannot carry a file, so it asks for it again. */
-  fileField?: string;
 }
 
 /** Renders a full page (doctype + {@link Layout}) with the signed-in operator. */
@@ -71,20 +69,9 @@ export async function renderPage(
   return c.html(html`<!doctype html>${page}`, status);
 }
 
-/** Reads a form post (urlencoded or multipart); anything else is refused. */
+/** Reads a console form post (urlencoded) and completes its CSRF check; anything else is refused. */
 export async function readForm(c: Ctx): Promise<FormInput> {
-  const type = c.req.header('content-type')?.toLowerCase() ?? '';
-  if (!type.startsWith('application/x-www-form-urlencoded') && !type.startsWith('multipart/form-data')) {
-    throw new HalError('validation_failed', 'Submit this action with the console form');
-  }
-  const body = await c.req.parseBody();
-  const fields: Record<string, string> = {};
-  const files: Record<string, File> = {};
-  for (const [key, value] of Object.entries(body)) {
-    if (typeof value === 'string') fields[key] = value;
-    else if (value instanceof File) files[key] = value;
-  }
-  return { fields, files };
+  return { fields: await readFormFields(c) };
 }
 
 /** The action's own arguments: every field but CSRF, password and the three-step state. */
@@ -150,6 +137,21 @@ async function reauthenticate(c: Ctx, deps: AppDeps, password: string): Promise<
   });
 }
 
+/**
+ * The write-tier guard of a console form: a posted password (the re-auth form's) re-authenticates first,
+ * then `requireRecent` must pass → else `reauth_required`.
+ */
+async function guardRecent(c: Ctx, deps: AppDeps, fields: Record<string, string>): Promise<void> {
+  const password = fields[REAUTH_FIELD];
+  if (password !== undefined) await reauthenticate(c, deps, password);
+  await requireRecent(deps)(c, async () => {});
+}
+
+/** Whether a guard failure is answered with the re-auth form (with the failure shown, but for a first ask). */
+function asksForPassword(code: string): boolean {
+  return ['reauth_required', 'invalid_credentials', 'validation_failed'].includes(code);
+}
+
 function ReauthForm(props: {
   path: string;
   csrfToken: string;
@@ -169,6 +171,13 @@ function ReauthForm(props: {
       >
         <CsrfField token={props.csrfToken} />
         <HiddenFields fields={props.fields} />
+        <p>
+          <label>
+            Password · 비밀번호{' '}
+            <input type="password" name={REAUTH_FIELD} autocomplete="current-password" required />
+          </label>
+        </p>
+        {/* After the password: the upload reads the fields before the file, and checks them first. */}
         {props.fileField ? (
           <p>
             <label>
@@ -177,12 +186,6 @@ function ReauthForm(props: {
             </label>
           </p>
         ) : null}
-        <p>
-          <label>
-            Password · 비밀번호{' '}
-            <input type="password" name={REAUTH_FIELD} autocomplete="current-password" required />
-          </label>
-        </p>
         <p>
           <button type="submit" class="button primary">
             Confirm and continue · 확인 후 계속
@@ -334,7 +337,6 @@ function ExecuteStep(props: StepProps & { typed: string[] }) {
  * with their message and code.
  */
 export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
-  const guard = requireRecent(deps);
   return async function handle(c: Ctx) {
     const path = c.req.path;
     const frame = { title: definition.title, section: definition.section };
@@ -361,20 +363,13 @@ export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
     }
     const { fields } = input;
     const reauthForm = (
-      <ReauthForm
-        path={path}
-        csrfToken={c.get('csrfToken')}
-        fields={carriedFields(fields)}
-        fileField={definition.fileField}
-      />
+      <ReauthForm path={path} csrfToken={c.get('csrfToken')} fields={carriedFields(fields)} />
     );
     try {
-      const password = fields[REAUTH_FIELD];
-      if (password !== undefined) await reauthenticate(c, deps, password);
-      await guard(c, async () => {});
+      await guardRecent(c, deps, fields);
     } catch (error) {
       const failure = publicError(error);
-      if (['reauth_required', 'invalid_credentials', 'validation_failed'].includes(failure.code)) {
+      if (asksForPassword(failure.code)) {
         const shown = failure.code === 'reauth_required' ? undefined : failure;
         return renderPage(c, deps, { ...frame, error: shown }, reauthForm, 401);
       }
@@ -440,6 +435,75 @@ export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
       }
       if (!HalError.isInstance(error)) deps.logger.error({ err: error, path }, 'console action failed');
       return fail(error);
+    }
+  };
+}
+
+/** A console upload behind a multipart POST form (the release upload). */
+export interface PageUpload {
+  title: string;
+  section: Section;
+  /** The file field: a re-auth form cannot carry a file, so it asks for it again. */
+  fileField: string;
+  /**
+   * Streams the upload and answers where the browser goes next. It must call `beforeFile` with the fields
+   * that precede the file, before writing any of it: that checks the `_csrf` field and the re-auth guard.
+   */
+  receive(c: Ctx, beforeFile: (fields: Record<string, string>) => Promise<void>): Promise<string>;
+}
+
+/**
+ * Builds the POST handler of a console upload: the CSRF field and the write-tier guard (`requireRecent`,
+ * with a re-auth form that asks for the file again) are checked on the fields before the file, so a refused
+ * upload writes nothing; then `receive` runs the one streaming upload path the console API uses too.
+ */
+export function pageUploadAction(deps: AppDeps, definition: PageUpload) {
+  return async function handle(c: Ctx) {
+    const frame = { title: definition.title, section: definition.section };
+    let seen: Record<string, string> = {};
+    let guarding = false;
+    try {
+      const location = await definition.receive(c, async (fields) => {
+        seen = fields;
+        verifyFormToken(c, fields[CSRF_FIELD]);
+        guarding = true;
+        await guardRecent(c, deps, fields);
+        guarding = false;
+      });
+      return c.redirect(location, 303);
+    } catch (caught) {
+      // Whatever went wrong before the form's token was checked (not multipart, no file, cut off) is answered
+      // as what it first is: a post without a valid token.
+      const error =
+        c.get('csrfDeferred') === true ? new HalError('csrf_failed', 'Missing or wrong CSRF token') : caught;
+      const failure = publicError(error);
+      if (guarding && asksForPassword(failure.code)) {
+        const shown = failure.code === 'reauth_required' ? undefined : failure;
+        return renderPage(
+          c,
+          deps,
+          { ...frame, error: shown },
+          <ReauthForm
+            path={c.req.path}
+            csrfToken={c.get('csrfToken')}
+            fields={carriedFields(seen)}
+            fileField={definition.fileField}
+          />,
+          401,
+        );
+      }
+      if (!HalError.isInstance(error)) {
+        deps.logger.error({ err: error, path: c.req.path }, 'console upload failed');
+      }
+      return renderPage(
+        c,
+        deps,
+        { ...frame, error: failure },
+        <p>
+          <a href={definition.section}>Back · 돌아가기</a>
+        </p>,
+        failure.status as ContentfulStatusCode,
+      );
     }
   };
 }

@@ -1,11 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
-import { HalError } from '@hal-ai/spec';
 import type { Context, Hono } from 'hono';
 import {
   assertNotHalRollback,
@@ -39,7 +31,8 @@ import { parseInput } from '../core/core-support.js';
 import { type HalCore, runningCore } from '../core/hal-core.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
-import { pageAction, withNotice } from './pages-actions.js';
+import { ARTIFACT_FIELD, receiveReleaseUpload } from '../operations/release-upload.js';
+import { pageAction, pageUploadAction, withNotice } from './pages-actions.js';
 import { AgentTokenView } from './pages-views.js';
 
 type Ctx = Context<AppEnv>;
@@ -155,38 +148,18 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
   // ---- releases ----------------------------------------------------------------------------------
   routes.post(
     '/releases',
-    pageAction(deps, {
+    pageUploadAction(deps, {
       title: 'Upload release · 릴리스 업로드',
       section: '/ops/releases',
-      fileField: 'artifact',
-      parse: async ({ fields, files }) => {
-        if (!(files.artifact instanceof File) || files.artifact.size === 0) {
-          throw new HalError('validation_failed', 'artifact: a file is required', {
-            details: { issues: [{ path: 'artifact', message: 'a .tar.gz file is required' }] },
-          });
-        }
-        return pick(fields, ['module', 'version', 'sha256']);
-      },
-      run: async (fields, c, { files }) => {
-        const file = files.artifact as File;
-        const uploads = path.join(deps.config.dataDir, 'uploads');
-        await fs.mkdir(uploads, { recursive: true });
-        const temp = path.join(uploads, `upload-${randomBytes(8).toString('hex')}.tar.gz`);
-        try {
-          await pipeline(
-            Readable.fromWeb(file.stream() as NodeReadableStream),
-            createWriteStream(temp, { mode: 0o600 }),
-          );
-          const { release } = await core().releases.register(actor(c), {
-            module: fields.module as string,
-            version: fields.version as string,
-            sha256: fields.sha256 as string,
-            artifact: temp,
-          });
-          return withNotice('/ops/releases', `Registered ${release.module}@${release.version}`);
-        } finally {
-          await fs.rm(temp, { force: true });
-        }
+      fileField: ARTIFACT_FIELD,
+      receive: async (c, beforeFile) => {
+        const { release } = await receiveReleaseUpload(c.req.raw, actor(c), {
+          releases: core().releases,
+          dataDir: deps.config.dataDir,
+          maxBytes: deps.config.uploadLimitBytes,
+          beforeFile,
+        });
+        return withNotice('/ops/releases', `Registered ${release.module}@${release.version}`);
       },
     }),
   );

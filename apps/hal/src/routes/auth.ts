@@ -8,6 +8,7 @@ import type { AppDeps } from '../deps.js';
 import { clientAddress } from '../http/client-address.js';
 import { assertSameOrigin } from '../http/csrf.js';
 import type { AppEnv } from '../http/env.js';
+import { readFormFields } from '../http/form-body.js';
 import { clearSessionCookie, readSessionToken, sessionStoreFor, setSessionCookie } from '../http/session.js';
 
 /** Longest username/password accepted (scrypt of a huge input is a cheap denial of service). */
@@ -134,6 +135,8 @@ export function createAuthRoutes(deps: AppDeps): Hono<AppEnv> {
   });
 
   routes.post('/ops/logout', async (c) => {
+    // The console's sign-out form carries its token as a field: check it before anything ends.
+    if (isFormRequest(c)) await readFormFields(c);
     const operator = c.get('operator');
     await store.close(c.get('sessionId'));
     clearSessionCookie(c, deps);

@@ -1,10 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { HalError } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
 import {
@@ -44,6 +37,7 @@ import type { AppEnv } from '../http/env.js';
 import { readJsonObject } from '../http/json-body.js';
 import { requireRecent } from '../http/require-recent.js';
 import { readConfirmation } from '../http/three-step.js';
+import { receiveReleaseUpload } from '../operations/release-upload.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -168,40 +162,12 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
 
   // ---- releases ----------------------------------------------------------------------------------
   routes.post('/releases', write, async (c) => {
-    const type = c.req.header('content-type')?.toLowerCase() ?? '';
-    if (!type.startsWith('multipart/form-data')) {
-      throw new HalError('validation_failed', 'Upload a release as multipart/form-data', {
-        details: {
-          issues: [{ path: 'artifact', message: 'multipart/form-data with a file field artifact' }],
-        },
-      });
-    }
-    const form = await c.req.parseBody();
-    const file = form.artifact;
-    if (!(file instanceof File)) {
-      throw new HalError('validation_failed', 'artifact: a file is required', {
-        details: { issues: [{ path: 'artifact', message: 'a .tar.gz file is required' }] },
-      });
-    }
-    const field = (name: string) => (typeof form[name] === 'string' ? form[name] : undefined);
-    const uploads = path.join(deps.config.dataDir, 'uploads');
-    await fs.mkdir(uploads, { recursive: true });
-    const temp = path.join(uploads, `upload-${randomBytes(8).toString('hex')}.tar.gz`);
-    try {
-      await pipeline(
-        Readable.fromWeb(file.stream() as NodeReadableStream),
-        createWriteStream(temp, { mode: 0o600 }),
-      );
-      const result = await core().releases.register(actor(c), {
-        module: field('module') as string,
-        version: field('version') as string,
-        sha256: field('sha256') as string,
-        artifact: temp,
-      });
-      return c.json(result, 201);
-    } finally {
-      await fs.rm(temp, { force: true });
-    }
+    const result = await receiveReleaseUpload(c.req.raw, actor(c), {
+      releases: core().releases,
+      dataDir: deps.config.dataDir,
+      maxBytes: deps.config.uploadLimitBytes,
+    });
+    return c.json(result, 201);
   });
   routes.post('/releases/:id/approve', write, async (c) => {
     const body = await readJsonObject(c);
