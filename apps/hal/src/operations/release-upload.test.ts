@@ -11,8 +11,8 @@ import {
   sessionCookieFrom,
   type TestApp,
   type TestSession,
-} from '../../test/foundation-harness.js';
-import { waitFor } from '../core/test-helpers.js';
+} from '../../test/foundation.test-support.js';
+import { waitFor } from '../core/core.test-support.js';
 
 let t: TestApp;
 let session: TestSession;
