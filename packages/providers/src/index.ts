@@ -43,4 +43,6 @@ export type {
 export { prepareOpenAICompatibleTools } from './openai-compatible/prepare-openai-compatible-tools.js';
 export type { CreateProviderSettings, HttpProviderId, ProviderPreset } from './provider-registry.js';
 export { checkModelAvailable, createProvider, PROVIDER_PRESETS } from './provider-registry.js';
+export type { ProxyEnvironment } from './shared/http-proxy.js';
+export { createDispatcherFetch, createProxyDispatcher } from './shared/http-proxy.js';
 export type { HttpProviderSettings } from './shared/http-settings.js';

@@ -1,6 +1,7 @@
 export type { ErrorInfo, HalErrorCode, HalErrorOptions } from './errors.js';
 export { HAL_ERROR_CODES, HAL_ERROR_STATUS, HalError } from './errors.js';
 export type {
+  AssistantContentPart,
   CallOptions,
   FinishReason,
   GenerateResult,
@@ -9,6 +10,9 @@ export type {
   ModelProvider,
   Prompt,
   PromptMessage,
+  ProviderMetadata,
+  ReasoningLevel,
+  ReasoningPart,
   StreamPart,
   TextPart,
   ToolCallPart,
@@ -17,6 +21,7 @@ export type {
   ToolResultPart,
   Usage,
 } from './language-model.js';
+export { REASONING_LEVELS } from './language-model.js';
 export type {
   Action,
   ActionStatus,

@@ -5,6 +5,9 @@ import {
   HalError,
   type LanguageModel,
   type PromptMessage,
+  type ProviderMetadata,
+  REASONING_LEVELS,
+  type ReasoningLevel,
   type StreamPart,
   type ToolChoice,
   type Usage,
@@ -20,6 +23,9 @@ describe('StreamPart (type level)', () => {
       | 'text-start'
       | 'text-delta'
       | 'text-end'
+      | 'reasoning-start'
+      | 'reasoning-delta'
+      | 'reasoning-end'
       | 'tool-input-start'
       | 'tool-input-delta'
       | 'tool-input-end'
@@ -41,6 +47,12 @@ describe('StreamPart (type level)', () => {
       toolCallId: string;
       toolName: string;
       input: unknown;
+      providerMetadata?: ProviderMetadata;
+    }>();
+    expectTypeOf<PartOf<'reasoning-end'>>().toEqualTypeOf<{
+      type: 'reasoning-end';
+      id: string;
+      providerMetadata?: ProviderMetadata;
     }>();
     expectTypeOf<PartOf<'finish'>>().toEqualTypeOf<{
       type: 'finish';
@@ -67,8 +79,9 @@ describe('StreamPart (type level)', () => {
       Extract<PromptMessage, { role: 'tool' }>['content'][number]['type']
     >().toEqualTypeOf<'tool-result'>();
     expectTypeOf<Extract<PromptMessage, { role: 'assistant' }>['content'][number]['type']>().toEqualTypeOf<
-      'text' | 'tool-call'
+      'text' | 'tool-call' | 'reasoning'
     >();
+    expectTypeOf<NonNullable<CallOptions['reasoning']>>().toEqualTypeOf<ReasoningLevel>();
     expectTypeOf<ToolChoice>().toExtend<'auto' | 'none' | 'required' | { type: 'tool'; toolName: string }>();
   });
 });
@@ -121,6 +134,9 @@ async function collect(model: LanguageModel) {
       case 'response-metadata':
       case 'text-start':
       case 'text-end':
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-end':
       case 'tool-input-start':
       case 'tool-input-delta':
       case 'tool-input-end':
@@ -134,6 +150,12 @@ async function collect(model: LanguageModel) {
   }
   return { text, toolCalls, finish, error };
 }
+
+describe('REASONING_LEVELS', () => {
+  it('lists every level once, off first (the default)', () => {
+    expect(REASONING_LEVELS).toEqual(['off', 'low', 'medium', 'high']);
+  });
+});
 
 describe('consuming doStream', () => {
   it('accumulates text deltas and tool calls up to finish', async () => {

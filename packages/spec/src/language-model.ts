@@ -1,10 +1,23 @@
 import type { HalError } from './errors.js';
 import type { JsonSchema, ToolRisk } from './tools.js';
 
+/**
+ * Data a provider returned for its own use, keyed by provider id (`anthropic`, `gemini`, …): a Gemini
+ * `thoughtSignature`, an Anthropic thinking `signature`. It is JSON, stored with the message and sent back
+ * unchanged to the provider that wrote it; every other provider ignores it, and nobody shows it.
+ *
+ * @example
+ * const part: ToolCallPart = { type: 'tool-call', toolCallId: 'c1', toolName: 'hal_servers_list', input: {},
+ *   providerMetadata: { gemini: { thoughtSignature: 'Cv8BAY…' } } };
+ */
+export type ProviderMetadata = Record<string, Record<string, unknown>>;
+
 /** A text part of a prompt message. */
 export interface TextPart {
   type: 'text';
   text: string;
+  /** Opaque data of the provider that wrote this text (e.g. a Gemini `thoughtSignature`). */
+  providerMetadata?: ProviderMetadata;
 }
 
 /** A model's request to call a tool; `input` is the parsed JSON arguments. */
@@ -13,7 +26,25 @@ export interface ToolCallPart {
   toolCallId: string;
   toolName: string;
   input: unknown;
+  /** Opaque data of the provider that made this call (Gemini 3 refuses a call sent back without it). */
+  providerMetadata?: ProviderMetadata;
 }
+
+/**
+ * A model's reasoning (Anthropic thinking, redacted thinking). Never shown as the answer; kept so it can be sent
+ * back to its provider unchanged (`providerMetadata` carries the signature or the redacted data).
+ */
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+  providerMetadata?: ProviderMetadata;
+}
+
+/** How hard a model should think before it answers; `off` asks for nothing (the model's own default). */
+export type ReasoningLevel = 'off' | 'low' | 'medium' | 'high';
+
+/** Every reasoning level, in order. */
+export const REASONING_LEVELS: readonly ReasoningLevel[] = ['off', 'low', 'medium', 'high'];
 
 /** The result of a tool call, sent back to the model. `output` is JSON-serialisable. */
 export interface ToolResultPart {
@@ -24,11 +55,14 @@ export interface ToolResultPart {
   isError?: boolean;
 }
 
+/** What an assistant message (and a non-streaming result) is made of. */
+export type AssistantContentPart = TextPart | ToolCallPart | ReasoningPart;
+
 /** One message of a provider-neutral prompt. */
 export type PromptMessage =
   | { role: 'system'; content: string }
   | { role: 'user'; content: TextPart[] }
-  | { role: 'assistant'; content: Array<TextPart | ToolCallPart> }
+  | { role: 'assistant'; content: AssistantContentPart[] }
   | { role: 'tool'; content: ToolResultPart[] };
 
 /** A whole prompt: system messages first, then the conversation in order. */
@@ -52,6 +86,11 @@ export interface CallOptions {
   toolChoice?: ToolChoice;
   maxOutputTokens?: number;
   temperature?: number;
+  /**
+   * How hard the model should think; each adapter maps it to its provider's own parameter (Anthropic `thinking`
+   * budget, OpenAI `reasoning_effort`, Gemini `thinkingConfig`). Absent or `off`: no reasoning parameter is sent.
+   */
+  reasoning?: ReasoningLevel;
   /** Cancels the call; adapters stop reading and release the connection or kill the process. */
   abortSignal?: AbortSignal;
   /** Extra request headers (never logged). */
@@ -82,24 +121,35 @@ export type FinishReason =
 
 /**
  * The parts of a streamed model response, one discriminated union. Errors are parts of the
- * stream (`error`), not throws, so a consumer has exactly one ending path.
+ * stream (`error`), not throws, so a consumer has exactly one ending path. Reasoning arrives as its own
+ * `reasoning-*` parts (never as text); opaque provider data rides on the part that ends a block
+ * (`text-end`, `reasoning-end`, `tool-call`).
  */
 export type StreamPart =
   | { type: 'stream-start' }
   | { type: 'response-metadata'; id?: string; modelId?: string }
   | { type: 'text-start'; id: string }
   | { type: 'text-delta'; id: string; delta: string }
-  | { type: 'text-end'; id: string }
+  | { type: 'text-end'; id: string; providerMetadata?: ProviderMetadata }
+  | { type: 'reasoning-start'; id: string }
+  | { type: 'reasoning-delta'; id: string; delta: string }
+  | { type: 'reasoning-end'; id: string; providerMetadata?: ProviderMetadata }
   | { type: 'tool-input-start'; id: string; toolName: string }
   | { type: 'tool-input-delta'; id: string; delta: string }
   | { type: 'tool-input-end'; id: string }
-  | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
+  | {
+      type: 'tool-call';
+      toolCallId: string;
+      toolName: string;
+      input: unknown;
+      providerMetadata?: ProviderMetadata;
+    }
   | { type: 'finish'; finishReason: FinishReason; usage?: Usage }
   | { type: 'error'; error: HalError };
 
 /** The result of a non-streaming call. */
 export interface GenerateResult {
-  content: Array<TextPart | ToolCallPart>;
+  content: AssistantContentPart[];
   finishReason: FinishReason;
   usage?: Usage;
   response?: { id?: string; modelId?: string };

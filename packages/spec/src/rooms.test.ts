@@ -30,7 +30,7 @@ describe('room shapes (type level)', () => {
 
   it('content blocks are discriminated by type', () => {
     expectTypeOf<ContentBlock['type']>().toEqualTypeOf<
-      'text' | 'tool-call' | 'tool-result' | 'note' | 'command' | 'action' | 'context'
+      'text' | 'tool-call' | 'reasoning' | 'tool-result' | 'note' | 'command' | 'action' | 'context'
     >();
     expectTypeOf<Extract<ContentBlock, { type: 'context' }>['source']>().toEqualTypeOf<'web' | 'page'>();
   });

@@ -1,11 +1,13 @@
 import type { ErrorInfo } from './errors.js';
-import type { Usage } from './language-model.js';
+import type { ReasoningPart, TextPart, ToolCallPart, Usage } from './language-model.js';
 import type { ToolPreset, ToolRisk } from './tools.js';
 
 /** A content block of a stored room message. */
 export type ContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown }
+  | TextPart
+  | ToolCallPart
+  /** A model's reasoning: kept for its provider (sent back unchanged), never shown as the answer. */
+  | ReasoningPart
   | { type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError?: boolean }
   /** A HAL note: something HAL says in the room (relay limit reached, approval result, …). */
   | { type: 'note'; text: string; code?: string }

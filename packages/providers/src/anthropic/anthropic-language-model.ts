@@ -1,11 +1,16 @@
-import type { CallOptions, GenerateResult, StreamPart, TextPart, ToolCallPart, Usage } from '@hal-ai/spec';
+import type { AssistantContentPart, CallOptions, GenerateResult, StreamPart, Usage } from '@hal-ai/spec';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { HttpLanguageModel, type HttpModelConfig } from '../shared/http-language-model.js';
 import { finishPart, generateResult, numberOrUndefined } from '../shared/model-helpers.js';
 import { badResponse, streamEventError } from '../shared/provider-error.js';
 import { parseEventData, parseToolInput, type StreamEventMapper } from '../shared/stream-driver.js';
-import { type AnthropicMessage, convertToAnthropicMessages } from './convert-to-anthropic-messages.js';
+import {
+  ANTHROPIC_METADATA_KEY,
+  type AnthropicMessage,
+  convertToAnthropicMessages,
+} from './convert-to-anthropic-messages.js';
 import { mapAnthropicFinishReason } from './map-anthropic-finish-reason.js';
+import { type AnthropicThinking, prepareAnthropicThinking } from './prepare-anthropic-thinking.js';
 import {
   type AnthropicTool,
   type AnthropicToolChoice,
@@ -23,6 +28,7 @@ export interface AnthropicMessagesBody {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   temperature?: number;
+  thinking?: AnthropicThinking;
 }
 
 /** @internal What an Anthropic model needs from its provider. */
@@ -37,13 +43,19 @@ export function buildAnthropicMessagesBody(
   defaultMaxOutputTokens = 4096,
 ): AnthropicMessagesBody {
   const { system, messages } = convertToAnthropicMessages(options.prompt);
+  const { thinking, maxTokens } = prepareAnthropicThinking(
+    options,
+    options.maxOutputTokens ?? defaultMaxOutputTokens,
+  );
   return {
     model: modelId,
-    max_tokens: options.maxOutputTokens ?? defaultMaxOutputTokens,
+    max_tokens: maxTokens,
     ...(system ? { system } : {}),
     messages,
     ...prepareAnthropicTools(options.tools, options.toolChoice),
-    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    // With thinking the API accepts no temperature but its own.
+    ...(options.temperature !== undefined && !thinking ? { temperature: options.temperature } : {}),
+    ...(thinking ? { thinking } : {}),
   };
 }
 
@@ -70,13 +82,15 @@ export class AnthropicLanguageModel extends HttpLanguageModel<AnthropicModelConf
     const json = (await this.postJson(options, '/v1/messages', body)) as {
       id?: string;
       model?: string;
-      content?: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
+      content?: AnthropicBlockWire[];
       stop_reason?: string;
       usage?: AnthropicUsageWire;
     };
     if (!Array.isArray(json?.content)) throw badResponse(PROVIDER, 'the response has no content');
-    const content: Array<TextPart | ToolCallPart> = [];
+    const content: AssistantContentPart[] = [];
     for (const block of json.content) {
+      const reasoning = reasoningPart(block);
+      if (reasoning) content.push(reasoning);
       if (block.type === 'text' && typeof block.text === 'string')
         content.push({ type: 'text', text: block.text });
       if (block.type === 'tool_use') {
@@ -103,17 +117,61 @@ export class AnthropicLanguageModel extends HttpLanguageModel<AnthropicModelConf
   }
 }
 
+interface AnthropicBlockWire {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+  thinking?: string;
+  signature?: string;
+  data?: string;
+}
+
+/** A thinking or redacted thinking block as a reasoning part that keeps what Claude needs back. */
+function reasoningPart(
+  block: AnthropicBlockWire,
+): Extract<AssistantContentPart, { type: 'reasoning' }> | null {
+  if (block.type === 'thinking') {
+    return {
+      type: 'reasoning',
+      text: String(block.thinking ?? ''),
+      providerMetadata: { [ANTHROPIC_METADATA_KEY]: { signature: String(block.signature ?? '') } },
+    };
+  }
+  if (block.type === 'redacted_thinking') {
+    return {
+      type: 'reasoning',
+      text: '',
+      providerMetadata: { [ANTHROPIC_METADATA_KEY]: { redactedData: String(block.data ?? '') } },
+    };
+  }
+  return null;
+}
+
 interface AnthropicStreamEvent {
   type?: string;
   index?: number;
   message?: { id?: string; model?: string; usage?: AnthropicUsageWire };
-  content_block?: { type?: string; text?: string; id?: string; name?: string };
-  delta?: { type?: string; text?: string; partial_json?: string; stop_reason?: string };
+  content_block?: AnthropicBlockWire;
+  delta?: {
+    type?: string;
+    text?: string;
+    partial_json?: string;
+    stop_reason?: string;
+    thinking?: string;
+    signature?: string;
+  };
   usage?: AnthropicUsageWire;
   error?: { type?: string; message?: string };
 }
 
-type Block = { kind: 'text' } | { kind: 'tool'; id: string; name: string; json: string } | { kind: 'other' };
+type Block =
+  | { kind: 'text' }
+  | { kind: 'tool'; id: string; name: string; json: string }
+  | { kind: 'thinking'; signature: string }
+  | { kind: 'redacted'; data: string }
+  | { kind: 'other' };
 
 /** Maps Anthropic SSE events (`message_start` … `message_stop`) to stream parts. */
 class AnthropicStreamMapper implements StreamEventMapper {
@@ -135,7 +193,7 @@ class AnthropicStreamMapper implements StreamEventMapper {
       }
       case 'content_block_start': {
         const index = Number(data.index);
-        const block = data.content_block ?? {};
+        const block: Partial<AnthropicBlockWire> = data.content_block ?? {};
         if (block.type === 'text') {
           this.blocks.set(index, { kind: 'text' });
           yield { type: 'text-start', id: String(index) };
@@ -143,6 +201,13 @@ class AnthropicStreamMapper implements StreamEventMapper {
         } else if (block.type === 'tool_use') {
           this.blocks.set(index, { kind: 'tool', id: String(block.id), name: String(block.name), json: '' });
           yield { type: 'tool-input-start', id: String(block.id), toolName: String(block.name) };
+        } else if (block.type === 'thinking') {
+          this.blocks.set(index, { kind: 'thinking', signature: String(block.signature ?? '') });
+          yield { type: 'reasoning-start', id: String(index) };
+          if (block.thinking) yield { type: 'reasoning-delta', id: String(index), delta: block.thinking };
+        } else if (block.type === 'redacted_thinking') {
+          this.blocks.set(index, { kind: 'redacted', data: String(block.data ?? '') });
+          yield { type: 'reasoning-start', id: String(index) };
         } else {
           this.blocks.set(index, { kind: 'other' });
         }
@@ -154,6 +219,10 @@ class AnthropicStreamMapper implements StreamEventMapper {
         const delta = data.delta ?? {};
         if (block?.kind === 'text' && delta.type === 'text_delta' && typeof delta.text === 'string') {
           yield { type: 'text-delta', id: String(index), delta: delta.text };
+        } else if (block?.kind === 'thinking' && delta.type === 'thinking_delta' && delta.thinking) {
+          yield { type: 'reasoning-delta', id: String(index), delta: delta.thinking };
+        } else if (block?.kind === 'thinking' && delta.type === 'signature_delta') {
+          block.signature += String(delta.signature ?? '');
         } else if (block?.kind === 'tool' && delta.type === 'input_json_delta') {
           const piece = String(delta.partial_json ?? '');
           block.json += piece;
@@ -165,6 +234,16 @@ class AnthropicStreamMapper implements StreamEventMapper {
         const index = Number(data.index);
         const block = this.blocks.get(index);
         if (block?.kind === 'text') yield { type: 'text-end', id: String(index) };
+        if (block?.kind === 'thinking' || block?.kind === 'redacted') {
+          yield {
+            type: 'reasoning-end',
+            id: String(index),
+            providerMetadata: {
+              [ANTHROPIC_METADATA_KEY]:
+                block.kind === 'thinking' ? { signature: block.signature } : { redactedData: block.data },
+            },
+          };
+        }
         if (block?.kind === 'tool') {
           const input = parseToolInput(PROVIDER, block.name, block.json);
           yield { type: 'tool-input-end', id: block.id };

@@ -1,10 +1,12 @@
-import type { Prompt } from '@hal-ai/spec';
+import type { AssistantContentPart, Prompt } from '@hal-ai/spec';
 import { convertToAlternatingTurns, withoutEmptyText } from '../shared/convert-to-alternating-turns.js';
 import { toolOutputText } from '../shared/model-helpers.js';
 
 /** An Anthropic content block HAL sends. */
 export type AnthropicContentBlock =
   | { type: 'text'; text: string }
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
   | { type: 'tool_result'; tool_use_id: string; content: string; is_error?: boolean };
 
@@ -12,6 +14,32 @@ export type AnthropicContentBlock =
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
   content: AnthropicContentBlock[];
+}
+
+/** The `providerMetadata` key Anthropic's opaque data (thinking signatures, redacted thinking) is kept under. */
+export const ANTHROPIC_METADATA_KEY = 'anthropic';
+
+/**
+ * An assistant part as Anthropic blocks. Reasoning goes back exactly as Claude wrote it (a thinking block with its
+ * signature, or the redacted data); reasoning that is not Claude's (no signature) is left out.
+ */
+function assistantBlocks(part: AssistantContentPart): AnthropicContentBlock[] {
+  switch (part.type) {
+    case 'text':
+      return [{ type: 'text', text: part.text }];
+    case 'tool-call':
+      return [{ type: 'tool_use', id: part.toolCallId, name: part.toolName, input: part.input ?? {} }];
+    case 'reasoning': {
+      const metadata = part.providerMetadata?.[ANTHROPIC_METADATA_KEY];
+      if (typeof metadata?.redactedData === 'string') {
+        return [{ type: 'redacted_thinking', data: metadata.redactedData }];
+      }
+      if (typeof metadata?.signature === 'string') {
+        return [{ type: 'thinking', thinking: part.text, signature: metadata.signature }];
+      }
+      return [];
+    }
+  }
 }
 
 /**
@@ -31,11 +59,7 @@ export function convertToAnthropicMessages(prompt: Prompt): {
         case 'assistant':
           return {
             role: 'assistant',
-            parts: withoutEmptyText(message.content).map((part) =>
-              part.type === 'text'
-                ? { type: 'text', text: part.text }
-                : { type: 'tool_use', id: part.toolCallId, name: part.toolName, input: part.input ?? {} },
-            ),
+            parts: withoutEmptyText(message.content).flatMap(assistantBlocks),
           };
         case 'tool':
           return {

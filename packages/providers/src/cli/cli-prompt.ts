@@ -35,8 +35,13 @@ export function flattenPromptForCli(prompt: Prompt): FlattenedCliPrompt {
     if (message.role === 'user') {
       turns.push(`User: ${message.content.map((part) => part.text).join('')}`);
     } else if (message.role === 'assistant') {
-      const pieces = message.content.map((part) =>
-        part.type === 'text' ? part.text : `[called tool ${part.toolName} with ${stringify(part.input)}]`,
+      // Reasoning belongs to the provider that wrote it; a CLI gets the answer and the calls.
+      const pieces = message.content.flatMap((part) =>
+        part.type === 'text'
+          ? [part.text]
+          : part.type === 'tool-call'
+            ? [`[called tool ${part.toolName} with ${stringify(part.input)}]`]
+            : [],
       );
       turns.push(`Assistant: ${pieces.join('\n')}`);
     } else {

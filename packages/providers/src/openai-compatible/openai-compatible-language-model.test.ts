@@ -207,3 +207,40 @@ describe('openai-compatible connection reuse', () => {
     }
   });
 });
+
+describe('openai-compatible reasoning levels', () => {
+  it('maps a level to reasoning_effort, sends nothing when off, and keeps the reported reasoning tokens', async () => {
+    const fake = await createFakeOpenAI();
+    try {
+      expect(buildOpenAICompatibleChatBody('gpt-4o', { prompt: [], reasoning: 'off' })).not.toHaveProperty(
+        'reasoning_effort',
+      );
+      const body: OpenAI.Chat.ChatCompletionCreateParamsNonStreaming = buildOpenAICompatibleChatBody(
+        'o4-mini',
+        {
+          prompt: [],
+          reasoning: 'medium',
+        },
+      );
+      expect(body.reasoning_effort).toBe('medium');
+      const model = createOpenAI({ apiKey: 'k', baseUrl: fake.baseUrl }).languageModel('o4-mini');
+      fake.enqueue({ text: 'ok', usage: { inputTokens: 3, outputTokens: 9, reasoningTokens: 7 } });
+      const parts = await collectStreamParts(
+        (
+          await model.doStream({
+            prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+            reasoning: 'low',
+          })
+        ).stream,
+      );
+      expect(parts.at(-1)).toEqual({
+        type: 'finish',
+        finishReason: 'stop',
+        usage: { inputTokens: 3, outputTokens: 9, totalTokens: 12, reasoningTokens: 7 },
+      });
+      expect(fake.requests.at(-1)?.body).toMatchObject({ reasoning_effort: 'low' });
+    } finally {
+      await fake.close();
+    }
+  });
+});

@@ -24,6 +24,8 @@ export interface OpenAICompatibleChatBody {
   max_tokens?: number;
   max_completion_tokens?: number;
   temperature?: number;
+  /** OpenAI's reasoning models (o-series, GPT-5): how much they reason before answering. */
+  reasoning_effort?: 'low' | 'medium' | 'high';
 }
 
 /** @internal What an OpenAI-compatible model needs from its provider. */
@@ -33,7 +35,11 @@ export interface OpenAICompatibleModelConfig extends HttpModelConfig {
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
 }
 
-/** Builds the Chat Completions body of one call (pure; exported for request-body tests). */
+/**
+ * Builds the Chat Completions body of one call (pure; exported for request-body tests). A reasoning level other
+ * than `off` becomes `reasoning_effort` with the same name; `off` sends nothing, so models without reasoning are
+ * never refused for it.
+ */
 export function buildOpenAICompatibleChatBody(
   modelId: string,
   options: CallOptions,
@@ -45,6 +51,7 @@ export function buildOpenAICompatibleChatBody(
     ...prepareOpenAICompatibleTools(options.tools, options.toolChoice),
     ...(options.maxOutputTokens !== undefined ? { [maxTokensField]: options.maxOutputTokens } : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.reasoning && options.reasoning !== 'off' ? { reasoning_effort: options.reasoning } : {}),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Prompt, PromptMessage, TextPart, ToolCallPart } from '@hal-ai/spec';
+import type { Prompt, PromptMessage } from '@hal-ai/spec';
 import { joinSystem } from './model-helpers.js';
 
 /** @internal One turn of an API that wants the roles to alternate. */
@@ -34,6 +34,6 @@ export function convertToAlternatingTurns<Role extends string, Part>(
 }
 
 /** @internal An assistant message's parts without empty text (the APIs refuse empty text blocks). */
-export function withoutEmptyText(parts: Array<TextPart | ToolCallPart>): Array<TextPart | ToolCallPart> {
-  return parts.filter((part) => part.type !== 'text' || part.text.length > 0);
+export function withoutEmptyText<Part extends { type: string; text?: string }>(parts: Part[]): Part[] {
+  return parts.filter((part) => part.type !== 'text' || (part.text ?? '').length > 0);
 }

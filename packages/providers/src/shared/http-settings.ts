@@ -6,7 +6,10 @@ export interface HttpProviderSettings {
   baseUrl?: string;
   /** Extra headers sent with every request (never logged). */
   headers?: Record<string, string | undefined>;
-  /** The undici dispatcher (agent, proxy, mock); default undici's global dispatcher. */
+  /**
+   * The undici dispatcher (agent, proxy, mock); default undici's global dispatcher. A host hands every provider the
+   * one `createProxyDispatcher` built from its environment, so `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` hold.
+   */
   dispatcher?: Dispatcher;
   /** Give up when the response headers take longer than this. Default 60 000 ms. */
   firstByteTimeoutMs?: number;

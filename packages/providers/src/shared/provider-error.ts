@@ -173,6 +173,17 @@ export function transportError(
   if (phase === 'body') {
     return badResponse(provider, `the stream was cut before it finished (${text})`);
   }
+  // undici's words when an HTTP proxy answers the tunnel request with anything but 200.
+  const proxyStatus = /Proxy response \((\d+)\)/.exec(text)?.[1];
+  if (proxyStatus) {
+    return new HalError(
+      'provider_unavailable',
+      `${provider} is unreachable: the proxy refused (HTTP ${proxyStatus})`,
+      {
+        details: { provider, proxyStatus: Number(proxyStatus) },
+      },
+    );
+  }
   return new HalError('provider_unavailable', `${provider} is unreachable (${code ?? text})`, {
     details: { provider, ...(code ? { cause: code } : {}) },
   });

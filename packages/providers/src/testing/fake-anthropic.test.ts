@@ -105,3 +105,110 @@ describe('createFakeAnthropic with the official SDK', () => {
     expect(fake.requests.at(-1)).toMatchObject({ path: '/v1/messages', query: { beta: 'true' } });
   });
 });
+
+describe('createFakeAnthropic with thinking, as the Messages API requires it (official SDK as the client)', () => {
+  let fake: FakeServer;
+  let client: Anthropic;
+  const apiKey = `test-${randomBytes(12).toString('hex')}`;
+  const thinking = { type: 'enabled' as const, budget_tokens: 1024 };
+  const tools = [{ name: 'lookup', input_schema: { type: 'object' as const, properties: {} } }];
+
+  beforeEach(async () => {
+    fake = await createFakeAnthropic({ apiKey });
+    client = new Anthropic({ apiKey, baseURL: fake.url, maxRetries: 0 });
+  });
+  afterEach(() => fake.close());
+
+  async function toolStep() {
+    fake.enqueue({
+      reasoning: 'Need the weather tool.',
+      toolCall: { name: 'lookup', input: { city: 'Seoul' } },
+    });
+    return client.messages
+      .stream({
+        model: 'claude-x',
+        max_tokens: 2048,
+        thinking,
+        tools,
+        messages: [{ role: 'user', content: 'weather?' }],
+      })
+      .finalMessage();
+  }
+
+  const send = (messages: Anthropic.MessageParam[]) =>
+    client.messages.create({ model: 'claude-x', max_tokens: 2048, thinking, tools, messages });
+
+  function continuation(content: Anthropic.ContentBlockParam[], toolUseId: string): Anthropic.MessageParam[] {
+    return [
+      { role: 'user', content: 'weather?' },
+      { role: 'assistant', content },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'clear' }] },
+    ];
+  }
+
+  it('streams a signed thinking block first, which the SDK reassembles, and accepts it sent back', async () => {
+    const message = await toolStep();
+    expect(message.content[0]).toEqual({
+      type: 'thinking',
+      thinking: 'Need the weather tool.',
+      signature: expect.stringMatching(/^[A-Za-z0-9+/=]{64,}$/),
+    });
+    const call = message.content[1] as Anthropic.ToolUseBlock;
+    fake.enqueue({ text: 'Clear.' });
+    const next = await send(continuation(message.content as Anthropic.ContentBlockParam[], call.id));
+    expect(next.content.map((block) => block.type)).toEqual(['thinking', 'text']);
+  });
+
+  it('refuses a tool-loop continuation without the thinking block, or with a changed one', async () => {
+    const message = await toolStep();
+    const call = message.content[1] as Anthropic.ToolUseBlock;
+    const withoutThinking = send(continuation([call], call.id));
+    await expect(withoutThinking).rejects.toBeInstanceOf(Anthropic.BadRequestError);
+    await expect(withoutThinking).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('a final `assistant` message must start with a thinking block'),
+    });
+    const changed = { ...(message.content[0] as Anthropic.ThinkingBlock), thinking: 'Something else.' };
+    await expect(send(continuation([changed, call], call.id))).rejects.toMatchObject({
+      status: 400,
+      message: expect.stringContaining('Invalid `signature`'),
+    });
+  });
+
+  it('answers a redacted thinking block that goes back as it came', async () => {
+    fake.enqueue({ reasoning: { redacted: true }, toolCall: { name: 'lookup', input: {} } });
+    const message = await client.messages.create({
+      model: 'claude-x',
+      max_tokens: 2048,
+      thinking,
+      tools,
+      messages: [{ role: 'user', content: 'weather?' }],
+    });
+    expect(message.content[0]).toEqual({ type: 'redacted_thinking', data: expect.any(String) });
+    const call = message.content[1] as Anthropic.ToolUseBlock;
+    fake.enqueue({ text: 'ok' });
+    await expect(
+      send(continuation(message.content as Anthropic.ContentBlockParam[], call.id)),
+    ).resolves.toMatchObject({ type: 'message' });
+  });
+
+  it('checks the budget, max_tokens, temperature and tool choice', async () => {
+    const ask = (extra: Record<string, unknown>) =>
+      client.messages.create({
+        model: 'claude-x',
+        max_tokens: 2048,
+        messages: [{ role: 'user', content: 'hi' }],
+        thinking,
+        ...extra,
+      } as unknown as Anthropic.MessageCreateParamsNonStreaming);
+    await expect(ask({ thinking: { type: 'enabled', budget_tokens: 512 } })).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(ask({ max_tokens: 1024 })).rejects.toMatchObject({
+      message: expect.stringContaining('must be greater than `thinking.budget_tokens`'),
+    });
+    await expect(ask({ temperature: 0.2 })).rejects.toMatchObject({ status: 400 });
+    await expect(ask({ tools, tool_choice: { type: 'any' } })).rejects.toMatchObject({ status: 400 });
+    expect(fake.requests).toHaveLength(4);
+  });
+});

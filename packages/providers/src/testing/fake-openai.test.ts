@@ -76,3 +76,40 @@ describe('createFakeOpenAI with the official SDK', () => {
     await expect(client.chat.completions.stream(params).finalChatCompletion()).rejects.toThrow(/overloaded/);
   });
 });
+
+describe('createFakeOpenAI and reasoning_effort (official SDK as the client)', () => {
+  let fake: FakeServer;
+  let client: OpenAI;
+  beforeEach(async () => {
+    fake = await createFakeOpenAI();
+    client = new OpenAI({ apiKey: 'k', baseURL: fake.baseUrl, maxRetries: 0 });
+  });
+  afterEach(() => fake.close());
+
+  it('a reasoning model takes it and reports its reasoning tokens', async () => {
+    fake.enqueue({ text: 'ok', usage: { inputTokens: 5, outputTokens: 30, reasoningTokens: 24 } });
+    const completion = await client.chat.completions
+      .stream({
+        model: 'o4-mini',
+        reasoning_effort: 'high',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream_options: { include_usage: true },
+      })
+      .finalChatCompletion();
+    expect(completion.usage).toMatchObject({
+      completion_tokens: 30,
+      completion_tokens_details: { reasoning_tokens: 24 },
+    });
+  });
+
+  it('a model without reasoning, or an unknown effort, is refused with 400', async () => {
+    const ask = (model: string, effort: string) =>
+      client.chat.completions.create({
+        model,
+        reasoning_effort: effort as never,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
+    await expect(ask('gpt-4o', 'low')).rejects.toBeInstanceOf(OpenAI.BadRequestError);
+    await expect(ask('gpt-5', 'extreme')).rejects.toMatchObject({ status: 400 });
+  });
+});

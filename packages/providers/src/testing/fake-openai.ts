@@ -32,11 +32,21 @@ const STREAM_ERRORS: Record<string, { message: string; type: string; code: strin
  * fake.enqueue({ toolCall: { name: 'search', input: { q: 'hal' } } });
  * const client = new OpenAI({ apiKey: 'x', baseURL: fake.baseUrl, maxRetries: 0 });
  */
-export function createFakeOpenAI(options: FakeServerOptions = {}): Promise<FakeServer> {
-  return startFakeServer(options, (context) => handleOpenAI(context), '/v1');
+export function createFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<FakeServer> {
+  const reasoningModels = options.reasoningModels ?? /^(o\d|gpt-5)/;
+  return startFakeServer(options, (context) => handleOpenAI(context, reasoningModels), '/v1');
 }
 
-async function handleOpenAI(context: FakeContext): Promise<void> {
+/** Options of {@link createFakeOpenAI}. */
+export interface FakeOpenAIOptions extends FakeServerOptions {
+  /**
+   * Models that take `reasoning_effort` (and report `completion_tokens_details.reasoning_tokens`); the others refuse
+   * it with 400, as OpenAI's non-reasoning models do. Default `/^(o\d|gpt-5)/`.
+   */
+  reasoningModels?: RegExp;
+}
+
+async function handleOpenAI(context: FakeContext, reasoningModels: RegExp): Promise<void> {
   const { request, response } = context;
   if (request.method === 'HEAD') {
     response.writeHead(200);
@@ -79,8 +89,18 @@ async function handleOpenAI(context: FakeContext): Promise<void> {
     model?: string;
     stream?: boolean;
     stream_options?: { include_usage?: boolean };
+    reasoning_effort?: unknown;
   };
   const model = body.model ?? 'gpt-fake';
+  const refusal = reasoningRefusal(model, body.reasoning_effort, reasoningModels);
+  if (refusal) {
+    writeError(response, 400, {
+      message: refusal,
+      type: 'invalid_request_error',
+      code: 'unsupported_parameter',
+    });
+    return;
+  }
   await context.answerGeneration(body.stream === true, (step) => ({
     writeError: ({ status, type, message, retryAfter }) =>
       writeError(
@@ -200,12 +220,30 @@ async function streamCompletion(context: FakeContext, step: FakeStep, model: str
   response.end();
 }
 
-function wireUsage(usage: { inputTokens: number; outputTokens: number }) {
+function wireUsage(usage: { inputTokens: number; outputTokens: number; reasoningTokens?: number }) {
   return {
     prompt_tokens: usage.inputTokens,
+    // Reasoning tokens are part of the completion tokens, and reported apart as well.
     completion_tokens: usage.outputTokens,
     total_tokens: usage.inputTokens + usage.outputTokens,
+    ...(usage.reasoningTokens !== undefined
+      ? { completion_tokens_details: { reasoning_tokens: usage.reasoningTokens } }
+      : {}),
   };
+}
+
+const REASONING_EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh'];
+
+/** Why OpenAI would refuse the body's `reasoning_effort`, or `undefined`. */
+function reasoningRefusal(model: string, effort: unknown, reasoningModels: RegExp): string | undefined {
+  if (effort === undefined) return undefined;
+  if (!reasoningModels.test(model)) {
+    return "Unsupported parameter: 'reasoning_effort' is not supported with this model.";
+  }
+  if (!REASONING_EFFORTS.includes(String(effort))) {
+    return `Invalid value: '${String(effort)}'. Supported values are: 'minimal', 'low', 'medium', and 'high'.`;
+  }
+  return undefined;
 }
 
 function writeError(

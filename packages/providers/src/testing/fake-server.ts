@@ -15,6 +15,8 @@ export interface FakeToolCall {
 export interface FakeUsage {
   inputTokens?: number;
   outputTokens?: number;
+  /** Reasoning tokens, reported where the provider reports them (Gemini, OpenAI). */
+  reasoningTokens?: number;
 }
 
 /**
@@ -48,6 +50,11 @@ export interface FakeStep {
   cut?: true | 'end';
   /** Send a chunk (or body) that is not valid JSON. */
   malformed?: true;
+  /**
+   * What the model thinks before answering, sent where the request asked for reasoning the provider shows
+   * (Anthropic `thinking`: a signed thinking block, or a redacted one). Default a short fixed thought.
+   */
+  reasoning?: string | { redacted: true };
 }
 
 /** A request a fake received. */
@@ -242,11 +249,14 @@ export function stepToolCalls(
 }
 
 /** @internal Default usage numbers of a step (text length based, deterministic). */
-export function stepUsage(step: FakeStep): { inputTokens: number; outputTokens: number } | undefined {
+export function stepUsage(
+  step: FakeStep,
+): { inputTokens: number; outputTokens: number; reasoningTokens?: number } | undefined {
   if (step.usage === false) return undefined;
   return {
     inputTokens: step.usage?.inputTokens ?? 10,
     outputTokens: step.usage?.outputTokens ?? Math.max(1, Math.ceil((step.text ?? '').length / 4)),
+    ...(step.usage?.reasoningTokens !== undefined ? { reasoningTokens: step.usage.reasoningTokens } : {}),
   };
 }
 
