@@ -7,7 +7,8 @@
 // Environment: BENCH_CPU_PROF=1 profiles HAL (`--cpu-prof`, into bench-results/profiles/);
 // BENCH_ROUNDS_SCALE=0.5 runs fewer rounds (quick look); BENCH_DATA_DIR_BASE=/dev/shm (database on tmpfs);
 // BENCH_OUTPUT=<file name> writes bench-results/<file name> instead of rooms.json; BENCH_HAL_NODE_ARGS='--flag …' adds
-// Node options to `hal serve` (e.g. V8 flags, or `--require` of a tracing hook).
+// Node options to `hal serve` (e.g. V8 flags, or `--require` of a tracing hook); BENCH_VARIANTS='a:ENV=1;b:ENV=0'
+// runs one `hal serve` per variant (name: environment additions, comma-separated) taking turns in every round.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -206,39 +207,79 @@ const askFake = (what) =>
 const profileDir = join(resultsDir, 'profiles');
 const profiling = process.env.BENCH_CPU_PROF === '1';
 if (profiling) mkdirSync(profileDir, { recursive: true });
-const hal = startChild(
-  [
-    ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
-    ...(process.env.BENCH_HAL_NODE_ARGS ?? '').split(' ').filter(Boolean),
-    join(appDir, 'dist', 'cli.js'),
-    'serve',
-  ],
-  {
-    HAL_DATA_DIR: dataDir,
-    HAL_PORT: '0',
-    HAL_HOST: '127.0.0.1',
-    HAL_LOG_LEVEL: process.env.HAL_LOG_LEVEL ?? 'info',
-  },
-);
-const { url: halUrl, password } = await new Promise((resolve, reject) => {
-  let buffer = '';
-  let secret;
-  hal.stdout.on('data', (data) => {
-    buffer += data;
-    secret ??= /^password: (\S+)$/m.exec(buffer)?.[1];
-    const listening = /^HAL listening on (\S+)$/m.exec(buffer)?.[1];
-    if (listening && secret) resolve({ url: listening, password: secret });
+/**
+ * The hosts under test: one `hal serve` per variant of BENCH_VARIANTS (`name:KEY=value,KEY=value;name:…`), each
+ * with its own data folder; by default one host named `hal`. Every round runs each of them in turn.
+ */
+function parseVariants(text) {
+  if (!text?.trim()) return [{ name: 'hal', env: {} }];
+  return text
+    .split(';')
+    .filter((entry) => entry.trim())
+    .map((entry) => {
+      const [name, assignments = ''] = entry.split(':');
+      const env = Object.fromEntries(
+        assignments
+          .split(',')
+          .filter(Boolean)
+          .map((pair) => [pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1)]),
+      );
+      return { name: name.trim(), env };
+    });
+}
+
+async function startHal(variant, index) {
+  const child = startChild(
+    [
+      ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+      ...(process.env.BENCH_HAL_NODE_ARGS ?? '').split(' ').filter(Boolean),
+      join(appDir, 'dist', 'cli.js'),
+      'serve',
+    ],
+    {
+      HAL_DATA_DIR: join(dataDir, `hal-${index}`),
+      HAL_PORT: '0',
+      HAL_HOST: '127.0.0.1',
+      HAL_LOG_LEVEL: process.env.HAL_LOG_LEVEL ?? 'info',
+      ...variant.env,
+    },
+  );
+  const { url, password } = await new Promise((resolve, reject) => {
+    let buffer = '';
+    let secret;
+    child.stdout.on('data', (data) => {
+      buffer += data;
+      secret ??= /^password: (\S+)$/m.exec(buffer)?.[1];
+      const listening = /^HAL listening on (\S+)$/m.exec(buffer)?.[1];
+      if (listening && secret) resolve({ url: listening, password: secret });
+    });
+    child.once('exit', () => reject(new Error(`hal serve (${variant.name}) did not start`)));
   });
-  hal.once('exit', () => reject(new Error('hal serve did not start')));
-});
+  return {
+    name: variant.name,
+    env: variant.env,
+    child,
+    url,
+    password,
+    cookie: '',
+    csrfToken: '',
+    connections: [],
+    idleCpuMsPerS: 0,
+  };
+}
+const hosts = [];
+for (const [index, variant] of parseVariants(process.env.BENCH_VARIANTS).entries()) {
+  mkdirSync(join(dataDir, `hal-${index}`));
+  hosts.push(await startHal(variant, index));
+}
 
 /**
  * CPU time (user + system, ms) HAL's process has used, from /proc (Linux; undefined elsewhere). Unlike latency it
  * does not grow when other processes crowd the machine, so it says what a turn costs HAL.
  */
-function halCpuMs() {
+function halCpuMs(host) {
   try {
-    const fields = readFileSync(`/proc/${hal.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(`/proc/${host.child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
     // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux).
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
@@ -246,28 +287,18 @@ function halCpuMs() {
   }
 }
 
-/** HAL's CPU while idle (job runner, metrics, SSE heartbeats), in ms per second: subtracted from the turns'. */
-let idleCpuMsPerS = 0;
-
-/** HAL's CPU per turn since `before` (`{cpu, at}`), without what HAL spends idle in that time. */
-function cpuPerTurn(before, turns) {
-  const after = halCpuMs();
-  if (before.cpu === undefined || after === undefined) return null;
-  return round((after - before.cpu - (idleCpuMsPerS * (now() - before.at)) / 1000) / turns);
-}
-const cpuMark = () => ({ cpu: halCpuMs(), at: now() });
+/** A host's CPU so far, and when (`eachHost` subtracts what the host spends idle, `host.idleCpuMsPerS`). */
+const cpuMark = (host) => ({ cpu: halCpuMs(host), at: now() });
 
 // ---------------------------------------------------------------------------------------------------------------
 // A logged-in operator over real HTTP.
 
-let cookie = '';
-let csrfToken = '';
-async function halCall(method, path, json) {
-  const response = await request(`${halUrl}${path}`, {
+async function halCall(host, method, path, json) {
+  const response = await request(`${host.url}${path}`, {
     method,
     dispatcher: halAgent,
     headers: {
-      ...(cookie ? { cookie, 'x-csrf-token': csrfToken } : {}),
+      ...(host.cookie ? { cookie: host.cookie, 'x-csrf-token': host.csrfToken } : {}),
       ...(json === undefined ? {} : { 'content-type': 'application/json' }),
     },
     ...(json === undefined ? {} : { body: JSON.stringify(json) }),
@@ -280,19 +311,26 @@ async function halCall(method, path, json) {
   return { body, headers: response.headers };
 }
 
-log(`HAL at ${halUrl}, fake provider at ${baseUrl}`);
-{
-  const { body, headers } = await halCall('POST', '/ops/login', { username: 'admin', password });
+for (const host of hosts) {
+  log(
+    `HAL ${host.name} at ${host.url}${Object.keys(host.env).length > 0 ? ` (${JSON.stringify(host.env)})` : ''}`,
+  );
+  const { body, headers } = await halCall(host, 'POST', '/ops/login', {
+    username: 'admin',
+    password: host.password,
+  });
   const setCookie = [headers['set-cookie']].flat().filter(Boolean);
-  cookie = setCookie.map((line) => String(line).split(';')[0]).join('; ');
-  csrfToken = body.csrfToken;
+  host.cookie = setCookie.map((line) => String(line).split(';')[0]).join('; ');
+  host.csrfToken = body.csrfToken;
 }
+log(`fake provider at ${baseUrl}`);
 
-const connections = [];
-async function addConnections(count) {
+/** Adds connections `m01…` up to `count` to a host; resolves with its rooms. */
+async function addConnections(host, count) {
+  const { connections } = host;
   for (let index = connections.length + 1; connections.length < count; index += 1) {
     const name = `m${String(index).padStart(2, '0')}`;
-    const { body } = await halCall('POST', '/ops/api/ai/connections', {
+    const { body } = await halCall(host, 'POST', '/ops/api/ai/connections', {
       provider: 'openai',
       name,
       auth: 'api_key',
@@ -305,7 +343,8 @@ async function addConnections(count) {
     if (body.connection.status !== 'active') throw new Error(`connection ${name}: ${JSON.stringify(body)}`);
     connections.push(body.connection);
   }
-  const { body } = await halCall('GET', '/ops/api/ai/rooms');
+  const { body } = await halCall(host, 'GET', '/ops/api/ai/rooms');
+  host.rooms = body.rooms;
   return body.rooms;
 }
 
@@ -343,12 +382,12 @@ function handleFrame(roomId, frame) {
   }
 }
 
-async function openStream(roomId) {
+async function openStream(host, roomId) {
   const controller = new AbortController();
-  const response = await request(`${halUrl}/ops/api/ai/rooms/${roomId}/events`, {
+  const response = await request(`${host.url}/ops/api/ai/rooms/${roomId}/events`, {
     method: 'GET',
     dispatcher: halAgent,
-    headers: { cookie, accept: 'text/event-stream' },
+    headers: { cookie: host.cookie, accept: 'text/event-stream' },
     signal: controller.signal,
   });
   if (response.statusCode !== 200) throw new Error(`events of ${roomId}: ${response.statusCode}`);
@@ -409,11 +448,11 @@ function expectTurn(roomId, connectionId, postedAt) {
  * Posts one operator message and waits for the named connections' turns. Resolves with the latest first delta as
  * a sample (post → first delta), and each turn's.
  */
-async function viaHal(roomId, connectionIds, text, tag = newTag()) {
+async function viaHal(host, roomId, connectionIds, text, tag = newTag()) {
   const postedAt = { value: 0 };
   const turns = connectionIds.map((id) => expectTurn(roomId, id, postedAt));
   postedAt.value = now();
-  const { body } = await halCall('POST', `/ops/api/ai/rooms/${roomId}/messages`, {
+  const { body } = await halCall(host, 'POST', `/ops/api/ai/rooms/${roomId}/messages`, {
     text: `${text} [t:${tag}]`,
   });
   const acceptedMs = now() - postedAt.value;
@@ -547,7 +586,7 @@ async function lastOf(count, run) {
 /** Adds `providerMs` (start → the fake has the whole request) to the samples of a phase. */
 async function attachArrivals(phase) {
   const arrivals = await askFake('arrivals');
-  for (const samples of [phase.raw, phase.adapter, phase.floor, phase.hal]) {
+  for (const samples of [phase.raw, phase.adapter, phase.floor, ...Object.values(phase.hosts)]) {
     for (const sample of samples) {
       const arrivedAt = arrivals[sample.tag];
       if (arrivedAt !== undefined) sample.toProviderMs = arrivedAt - sample.startedAt;
@@ -560,87 +599,132 @@ async function attachArrivals(phase) {
 // The run. Within each round the three paths take turns, so drift (other processes on the machine) hits all three.
 
 const results = {};
+/** A phase's samples: the direct baselines and the floor, and one list per host. */
+const newPhase = () => ({
+  raw: [],
+  adapter: [],
+  floor: [],
+  hosts: Object.fromEntries(hosts.map((host) => [host.name, []])),
+  cpuMsPerTurn: {},
+});
+const unifiedOf = (host) => host.rooms.find((room) => room.kind === 'unified').id;
+const directRoomOf = (host, connection) => host.rooms.find((room) => room.connectionId === connection.id).id;
 try {
-  let rooms = await addConnections(FAN_OUT);
-  const unified = rooms.find((room) => room.kind === 'unified');
-  const directRoomOf = (connection) => rooms.find((room) => room.connectionId === connection.id).id;
-  await openStream(unified.id);
-  for (const connection of connections) await openStream(directRoomOf(connection));
+  for (const host of hosts) {
+    await addConnections(host, FAN_OUT);
+    await openStream(host, unifiedOf(host));
+    for (const connection of host.connections) await openStream(host, directRoomOf(host, connection));
+  }
   await openFloorStream('single');
   await openFloorStream('fan-out');
-  const first = connections[0];
 
   // Warm-up: JIT, connection pools, prepared statements.
   for (let index = 0; index < 3; index += 1) {
     await viaRaw();
     await viaAdapter();
     await viaFloor('single');
-    await viaHal(directRoomOf(first), [first.id], 'warm-up');
+    for (const host of hosts) {
+      const first = host.connections[0];
+      await viaHal(host, directRoomOf(host, first), [first.id], 'warm-up');
+    }
   }
   await askFake('arrivals');
   {
-    const idle = cpuMark();
+    const idle = hosts.map((host) => cpuMark(host));
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    const after = halCpuMs();
-    if (idle.cpu !== undefined && after !== undefined)
-      idleCpuMsPerS = (after - idle.cpu) / ((now() - idle.at) / 1000);
+    for (const [index, host] of hosts.entries()) {
+      const after = halCpuMs(host);
+      if (idle[index].cpu !== undefined && after !== undefined)
+        host.idleCpuMsPerS = (after - idle[index].cpu) / ((now() - idle[index].at) / 1000);
+    }
   }
+  /** Runs `sample` for each host in turn, adding to the phase (and its CPU time to the host's). */
+  const eachHost = async (phase, cpu, sample) => {
+    for (const host of hosts) {
+      const mark = cpuMark(host);
+      const samples = await sample(host);
+      phase.hosts[host.name].push(...[samples].flat());
+      const spent = halCpuMs(host);
+      if (mark.cpu !== undefined && spent !== undefined) {
+        cpu[host.name] =
+          (cpu[host.name] ?? 0) + spent - mark.cpu - (host.idleCpuMsPerS * (now() - mark.at)) / 1000;
+      }
+    }
+  };
+  const perTurn = (cpu, turns) =>
+    Object.fromEntries(
+      hosts.map((host) => [host.name, cpu[host.name] === undefined ? null : round(cpu[host.name] / turns)]),
+    );
 
   log(`1 in flight: ${ROUNDS.single} rounds`);
-  const single = { raw: [], adapter: [], floor: [], hal: [] };
-  const singleCpu = cpuMark();
+  const single = newPhase();
+  const singleCpu = {};
   for (let index = 0; index < ROUNDS.single; index += 1) {
     single.raw.push(await viaRaw());
     single.adapter.push(await viaAdapter());
     single.floor.push(await viaFloor('single'));
-    single.hal.push(await viaHal(directRoomOf(first), [first.id], `Round ${index}: status of the servers?`));
+    await eachHost(single, singleCpu, (host) => {
+      const first = host.connections[0];
+      return viaHal(host, directRoomOf(host, first), [first.id], `Round ${index}: status of the servers?`);
+    });
   }
-  single.halCpuMsPerTurn = cpuPerTurn(singleCpu, ROUNDS.single);
+  single.cpuMsPerTurn = perTurn(singleCpu, ROUNDS.single);
   results.single = await attachArrivals(single);
 
   // Fan-out: one unified message (no @name: every active model answers), the last model's first delta.
   log(`fan-out to ${FAN_OUT}: ${ROUNDS.fanOut} rounds`);
-  const fanOut = { raw: [], adapter: [], floor: [], hal: [] };
-  const fanOutCpu = cpuMark();
+  const fanOut = newPhase();
+  const fanOutCpu = {};
   for (let index = 0; index < ROUNDS.fanOut; index += 1) {
     fanOut.raw.push(await lastOf(FAN_OUT, viaRaw));
     fanOut.adapter.push(await lastOf(FAN_OUT, viaAdapter));
     fanOut.floor.push(await viaFloor('fan-out', FAN_OUT));
-    fanOut.hal.push(
-      await viaHal(
-        unified.id,
-        connections.map((connection) => connection.id),
+    await eachHost(fanOut, fanOutCpu, (host) =>
+      viaHal(
+        host,
+        unifiedOf(host),
+        host.connections.map((connection) => connection.id),
         `Round ${index}: everyone, how are the servers?`,
       ),
     );
   }
-  fanOut.halCpuMsPerTurn = cpuPerTurn(fanOutCpu, ROUNDS.fanOut * FAN_OUT);
+  fanOut.cpuMsPerTurn = perTurn(fanOutCpu, ROUNDS.fanOut * FAN_OUT);
   results.fanOut = await attachArrivals(fanOut);
 
   // 64 in flight: 64 connections, 64 direct rooms (each with its own SSE stream), 64 posts at once.
   log(`${CONCURRENT} in flight: adding connections`);
-  rooms = await addConnections(CONCURRENT);
-  for (const connection of connections.slice(FAN_OUT)) await openStream(directRoomOf(connection));
+  for (const host of hosts) {
+    await addConnections(host, CONCURRENT);
+    for (const connection of host.connections.slice(FAN_OUT))
+      await openStream(host, directRoomOf(host, connection));
+  }
   for (let slot = 0; slot < CONCURRENT; slot += 1) await openFloorStream(`c${slot}`);
   await parallel(CONCURRENT, (slot) => viaFloor(`c${slot}`));
-  await parallel(CONCURRENT, (index) =>
-    viaHal(directRoomOf(connections[index]), [connections[index].id], 'warm-up'),
-  );
+  for (const host of hosts) {
+    await parallel(CONCURRENT, (index) =>
+      viaHal(host, directRoomOf(host, host.connections[index]), [host.connections[index].id], 'warm-up'),
+    );
+  }
   await askFake('arrivals');
   log(`${CONCURRENT} in flight: ${ROUNDS.concurrent} rounds`);
-  const concurrent = { raw: [], adapter: [], floor: [], hal: [] };
-  const concurrentCpu = cpuMark();
+  const concurrent = newPhase();
+  const concurrentCpu = {};
   for (let index = 0; index < ROUNDS.concurrent; index += 1) {
     concurrent.raw.push(...(await parallel(CONCURRENT, () => viaRaw())));
     concurrent.adapter.push(...(await parallel(CONCURRENT, () => viaAdapter())));
     concurrent.floor.push(...(await parallel(CONCURRENT, (slot) => viaFloor(`c${slot}`))));
-    concurrent.hal.push(
-      ...(await parallel(CONCURRENT, (slot) =>
-        viaHal(directRoomOf(connections[slot]), [connections[slot].id], `Round ${index}: status?`),
-      )),
+    await eachHost(concurrent, concurrentCpu, (host) =>
+      parallel(CONCURRENT, (slot) =>
+        viaHal(
+          host,
+          directRoomOf(host, host.connections[slot]),
+          [host.connections[slot].id],
+          `Round ${index}: status?`,
+        ),
+      ),
     );
   }
-  concurrent.halCpuMsPerTurn = cpuPerTurn(concurrentCpu, ROUNDS.concurrent * CONCURRENT);
+  concurrent.cpuMsPerTurn = perTurn(concurrentCpu, ROUNDS.concurrent * CONCURRENT);
   results.concurrent = await attachArrivals(concurrent);
 } finally {
   results.bodyBytes = await Promise.race([
@@ -651,7 +735,10 @@ try {
   await Promise.all([halAgent.close(), directAgent.close(), floorAgent.close()]);
   // `hal serve` on SIGTERM: how long it takes to exit (null: it did not, and was killed).
   results.shutdownMs = Object.fromEntries(
-    (await stopChildren()).map((ms, index) => [['fake', 'floor', 'hal'][index], ms]),
+    (await stopChildren()).map((ms, index) => [
+      ['fake', 'floor', ...hosts.map((host) => host.name)][index],
+      ms,
+    ]),
   );
   rmSync(dataDir, { recursive: true, force: true });
 }
@@ -659,7 +746,7 @@ try {
 // ---------------------------------------------------------------------------------------------------------------
 // Report.
 
-function compare(phase) {
+function compare(phase, host) {
   const path = (samples) => {
     const split = samples.filter((sample) => sample.toProviderMs !== undefined);
     return {
@@ -672,10 +759,11 @@ function compare(phase) {
   const raw = path(phase.raw);
   const adapter = path(phase.adapter);
   const floor = path(phase.floor);
-  const median = (key) => round(summarize(phase.hal.map((sample) => sample[key])).medianMs);
+  const samples = phase.hosts[host.name];
+  const median = (key) => round(summarize(samples.map((sample) => sample[key])).medianMs);
   // Post → 202, → `turn running`, → streaming placeholder `message` (the model is called next), on the SSE stream.
   const hal = {
-    ...path(phase.hal),
+    ...path(samples),
     stagesMedianMs: {
       accepted: median('acceptedMs'),
       running: median('runningMs'),
@@ -692,7 +780,7 @@ function compare(phase) {
     raw,
     adapter,
     floor,
-    hal: { ...hal, cpuMsPerTurn: phase.halCpuMsPerTurn },
+    hal: { ...hal, cpuMsPerTurn: phase.cpuMsPerTurn[host.name] ?? null },
     vsRaw: versus(raw),
     vsAdapter: versus(adapter),
     // The machine's share: what the pass-through host adds over raw; HAL's own share is vsFloor.
@@ -706,39 +794,60 @@ function compare(phase) {
   };
 }
 
-const single = compare(results.single);
-const fanOut = {
-  ...compare(results.fanOut),
-  halEachModel: summarize(results.fanOut.hal.flatMap((sample) => sample.each)),
-};
-const concurrent = compare(results.concurrent);
 const verdict = (value, limit) => ({ value, limit, met: value <= limit });
-const targets = {
-  singleAddedMedianMs: verdict(single.vsRaw.addedMedianMs, TARGETS.singleAddedMs),
-  concurrentRatioMedian: verdict(concurrent.vsRaw.ratioMedian, TARGETS.concurrentMedianRatio),
-  concurrentRatioP99: verdict(concurrent.vsRaw.ratioP99, TARGETS.concurrentP99Ratio),
-  fanOutAddedMedianMs: verdict(fanOut.vsRaw.addedMedianMs, TARGETS.fanOutAddedMs),
-};
+/** One host's report: the three cases against the baselines, and the targets. */
+function report(host) {
+  const single = compare(results.single, host);
+  const fanOut = {
+    ...compare(results.fanOut, host),
+    halEachModel: summarize(results.fanOut.hosts[host.name].flatMap((sample) => sample.each)),
+  };
+  const concurrent = compare(results.concurrent, host);
+  const targets = {
+    singleAddedMedianMs: verdict(single.vsRaw.addedMedianMs, TARGETS.singleAddedMs),
+    concurrentRatioMedian: verdict(concurrent.vsRaw.ratioMedian, TARGETS.concurrentMedianRatio),
+    concurrentRatioP99: verdict(concurrent.vsRaw.ratioP99, TARGETS.concurrentP99Ratio),
+    fanOutAddedMedianMs: verdict(fanOut.vsRaw.addedMedianMs, TARGETS.fanOutAddedMs),
+  };
+  return {
+    name: host.name,
+    env: host.env,
+    halIdleCpuMsPerS: round(host.idleCpuMsPerS),
+    targets,
+    single,
+    fanOut,
+    concurrent,
+  };
+}
+const reports = hosts.map(report);
+const several = reports.length > 1;
 const sizes = (list = []) => {
   const sorted = [...list].sort((a, b) => a - b);
   return { n: sorted.length, median: percentile(sorted, 50), max: sorted.at(-1) ?? null };
 };
 
-const rows = [
-  ['1 in flight', single],
-  [`fan-out ${FAN_OUT} (last)`, fanOut],
-  [`${CONCURRENT} in flight`, concurrent],
-];
-const pad = (value, width) => String(value).padStart(width);
+/** Rows of the tables: each case, once per host (named when there are several). */
+const rows = ['single', 'fanOut', 'concurrent'].flatMap((key) =>
+  reports.map((entry) => {
+    const label = {
+      single: '1 in flight',
+      fanOut: `fan-out ${FAN_OUT} (last)`,
+      concurrent: `${CONCURRENT} in flight`,
+    }[key];
+    return [several ? `${label} ${entry.name}` : label, entry[key]];
+  }),
+);
+const width = Math.max(20, ...rows.map(([name]) => name.length + 2));
+const pad = (value, size) => String(value).padStart(size);
 console.log(
   `\nfirst token ${FIRST_TOKEN_MS} ms; ms = post → first token (direct) / first SSE delta (HAL); ratio vs raw undici\n`,
 );
 console.log(
-  `${'case'.padEnd(20)}${pad('raw p50', 9)}${pad('p99', 8)}${pad('adapter', 9)}${pad('p99', 8)}${pad('HAL p50', 9)}${pad('p99', 8)}${pad('+p50', 8)}${pad('+p99', 8)}${pad('×p50', 7)}${pad('×p99', 7)}`,
+  `${'case'.padEnd(width)}${pad('raw p50', 9)}${pad('p99', 8)}${pad('adapter', 9)}${pad('p99', 8)}${pad('HAL p50', 9)}${pad('p99', 8)}${pad('+p50', 8)}${pad('+p99', 8)}${pad('×p50', 7)}${pad('×p99', 7)}`,
 );
 for (const [name, row] of rows) {
   console.log(
-    `${name.padEnd(20)}${pad(row.raw.medianMs, 9)}${pad(row.raw.p99Ms, 8)}${pad(row.adapter.medianMs, 9)}${pad(row.adapter.p99Ms, 8)}${pad(row.hal.medianMs, 9)}${pad(row.hal.p99Ms, 8)}${pad(row.vsRaw.addedMedianMs, 8)}${pad(row.vsRaw.addedP99Ms, 8)}${pad(row.vsRaw.ratioMedian, 7)}${pad(row.vsRaw.ratioP99, 7)}`,
+    `${name.padEnd(width)}${pad(row.raw.medianMs, 9)}${pad(row.raw.p99Ms, 8)}${pad(row.adapter.medianMs, 9)}${pad(row.adapter.p99Ms, 8)}${pad(row.hal.medianMs, 9)}${pad(row.hal.p99Ms, 8)}${pad(row.vsRaw.addedMedianMs, 8)}${pad(row.vsRaw.addedP99Ms, 8)}${pad(row.vsRaw.ratioMedian, 7)}${pad(row.vsRaw.ratioP99, 7)}`,
   );
 }
 console.log(
@@ -746,13 +855,15 @@ console.log(
 );
 for (const [name, row] of rows) {
   console.log(
-    `  ${name.padEnd(18)} floor ${row.floor.medianMs} / ${row.floor.p99Ms}   floor − raw +${row.floorVsRaw.addedMedianMs} / +${row.floorVsRaw.addedP99Ms} (×${row.floorVsRaw.ratioMedian} / ×${row.floorVsRaw.ratioP99})   HAL − floor +${row.vsFloor.addedMedianMs} / +${row.vsFloor.addedP99Ms}`,
+    `  ${name.padEnd(width - 2)} floor ${row.floor.medianMs} / ${row.floor.p99Ms}   floor − raw +${row.floorVsRaw.addedMedianMs} / +${row.floorVsRaw.addedP99Ms} (×${row.floorVsRaw.ratioMedian} / ×${row.floorVsRaw.ratioP99})   HAL − floor +${row.vsFloor.addedMedianMs} / +${row.vsFloor.addedP99Ms}`,
   );
 }
-console.log('\ntargets (vs raw undici):');
-for (const [name, target] of Object.entries(targets)) {
-  const miss = target.met ? '' : ` — missed by ${round(target.value - target.limit, 3)}`;
-  console.log(`  ${target.met ? 'met   ' : 'MISSED'} ${name}: ${target.value} ≤ ${target.limit}${miss}`);
+for (const entry of reports) {
+  console.log(`\ntargets (vs raw undici)${several ? `, ${entry.name}` : ''}:`);
+  for (const [name, target] of Object.entries(entry.targets)) {
+    const miss = target.met ? '' : ` — missed by ${round(target.value - target.limit, 3)}`;
+    console.log(`  ${target.met ? 'met   ' : 'MISSED'} ${name}: ${target.value} ≤ ${target.limit}${miss}`);
+  }
 }
 const bodyBytes = {
   hal: sizes(results.bodyBytes?.hal),
@@ -765,7 +876,7 @@ console.log(
 for (const [name, row] of rows) {
   const part = (entry) => `${entry.toProviderMedianMs} | ${entry.fromProviderMedianMs}`;
   console.log(
-    `  ${name.padEnd(18)} raw ${part(row.raw)}   adapter ${part(row.adapter)}   floor ${part(row.floor)}   HAL ${part(row.hal)}`,
+    `  ${name.padEnd(width - 2)} raw ${part(row.raw)}   adapter ${part(row.adapter)}   floor ${part(row.floor)}   HAL ${part(row.hal)}`,
   );
 }
 console.log(
@@ -774,10 +885,14 @@ console.log(
 for (const [name, row] of rows) {
   const { accepted, running, placeholder } = row.hal.stagesMedianMs;
   console.log(
-    `  ${name.padEnd(18)} ${accepted} · ${running} · ${placeholder} · ${row.hal.toProviderMedianMs}; ${row.hal.cpuMsPerTurn} ms CPU`,
+    `  ${name.padEnd(width - 2)} ${accepted} · ${running} · ${placeholder} · ${row.hal.toProviderMedianMs}; ${row.hal.cpuMsPerTurn} ms CPU`,
   );
 }
-console.log(`HAL idle: ${round(idleCpuMsPerS)} ms CPU per second (not counted in the turns')`);
+for (const entry of reports) {
+  console.log(
+    `HAL${several ? ` ${entry.name}` : ''} idle: ${entry.halIdleCpuMsPerS} ms CPU per second (not counted in the turns')`,
+  );
+}
 console.log(
   `exit after SIGTERM (ms; null = killed after the grace period): ${JSON.stringify(results.shutdownMs)}`,
 );
@@ -788,6 +903,8 @@ console.log(
 
 const output = join(resultsDir, process.env.BENCH_OUTPUT ?? 'rooms.json');
 mkdirSync(resultsDir, { recursive: true });
+// The first host's report at the top level (one host: the file as before); every host's under `variants`.
+const { name: _name, env: _env, halIdleCpuMsPerS, ...firstReport } = reports[0];
 writeFileSync(
   output,
   `${JSON.stringify(
@@ -796,13 +913,11 @@ writeFileSync(
       node: process.version,
       firstTokenMs: FIRST_TOKEN_MS,
       machine: { cpus, loadAverageAtStart: loadAtStart, loadAverageAtEnd: round(loadavg()[0]) },
-      halIdleCpuMsPerS: round(idleCpuMsPerS),
+      halIdleCpuMsPerS,
       shutdownMs: results.shutdownMs,
       rounds: ROUNDS,
-      targets,
-      single,
-      fanOut,
-      concurrent,
+      ...firstReport,
+      ...(several ? { variants: reports } : {}),
       requestBodyBytes: bodyBytes,
       wallS: round((now() - started) / 1000, 1),
     },

@@ -47,3 +47,5 @@ export type {
   TurnRecord,
 } from './room-store.js';
 export { toPublicAction } from './room-store.js';
+export type { ScheduledModelCall, TurnScheduler } from './room-turn-scheduler.js';
+export { createImmediateTurnScheduler } from './room-turn-scheduler.js';

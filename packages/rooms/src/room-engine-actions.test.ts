@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createRoomFixture, promptText } from './testing/room-fixture.js';
+import { createRoomFixture, promptText } from './testing/room-fixture.test-support.js';
 import { textReply, toolCallReply } from './testing/scripted-language-model.js';
 
 const proposeIncident = toolCallReply(

@@ -1,6 +1,6 @@
 import { HalError, type RoomMessage } from '@hal-ai/spec';
 import { describe, expect, it, vi } from 'vitest';
-import { createRoomFixture, promptText } from './testing/room-fixture.js';
+import { createRoomFixture, promptText } from './testing/room-fixture.test-support.js';
 import { textReply, toolCallReply } from './testing/scripted-language-model.js';
 
 const trio = () => [
@@ -23,19 +23,11 @@ const texts = (messages: RoomMessage[]) =>
       .join(''),
   );
 
-/**
- * A model step that logs `build <name>` when its request is built and, like undici on a reused keep-alive socket,
- * `send <name>` from a setImmediate; `busyMs` keeps the thread busy while building.
- */
-const sendingStep =
-  (log: string[], name: string, busyMs = 0) =>
-  () => {
-    const until = performance.now() + busyMs;
-    while (performance.now() < until) {}
-    log.push(`build ${name}`);
-    setImmediate(() => log.push(`send ${name}`));
-    return textReply(`${name} here`);
-  };
+/** A model step that logs `build <name>` when its request is built. */
+const sendingStep = (log: string[], name: string) => () => {
+  log.push(`build ${name}`);
+  return textReply(`${name} here`);
+};
 
 describe('postMessage in the unified room', () => {
   it('broadcasts to every active participant and returns the turns at once', async () => {
@@ -66,88 +58,42 @@ describe('postMessage in the unified room', () => {
     expect(fixture.model('off').calls).toHaveLength(0);
   });
 
-  it("builds a post's requests back to back and answers once they are written", async () => {
+  it('stores the message and its turns before any model request leaves, and answers with the stored message', async () => {
     const log: string[] = [];
     const sending = (name: string) => sendingStep(log, name);
     const fixture = await createRoomFixture({
-      participants: [
-        { id: 'a', name: 'A', steps: [sending('a')] },
-        { id: 'b', name: 'B', steps: [sending('b')] },
-        { id: 'c', name: 'C', steps: [sending('c')] },
-      ],
-    });
-    await fixture.engine.postMessage({
-      roomId: fixture.unified.id,
-      operator: fixture.operator,
-      text: 'all?',
-    });
-    // The post answers after its requests left (a caller's reply is not written ahead of them), and no loop turn
-    // separates its models: the last one's request leaves as early as it can.
-    expect(log).toEqual(['build a', 'build b', 'build c', 'send a', 'send b', 'send c']);
-    await fixture.engine.idle();
-  });
-
-  it('sends the requests of a burst of posts first, post by post, and stores the messages and events after', async () => {
-    const log: string[] = [];
-    const sending = (name: string) => sendingStep(log, name);
-    const fixture = await createRoomFixture({
-      participants: ['a', 'b', 'c'].map((id) => ({ id, name: id.toUpperCase(), steps: [sending(id)] })),
+      participants: ['a', 'b'].map((id) => ({ id, name: id.toUpperCase(), steps: [sending(id)] })),
     });
     const append = fixture.store.appendMessage.bind(fixture.store);
     vi.spyOn(fixture.store, 'appendMessage').mockImplementation((message) => {
       log.push(`store ${message.connectionId ?? 'operator'} ${message.role}`);
       return append(message);
     });
-    const published = fixture.seen.length;
-    fixture.events.subscribe(fixture.directRoom('c').id, {}, () => log.push('event'));
-    log.length = 0;
-    // Three panels post in the same tick, as a burst read in one I/O phase.
-    const posts = ['a', 'b', 'c'].map((id) =>
-      fixture.engine.postMessage({
-        roomId: fixture.directRoom(id).id,
-        operator: fixture.operator,
-        text: 'hi',
-      }),
-    );
-    const answered = await Promise.all(posts);
+    const createTurn = fixture.store.createTurn.bind(fixture.store);
+    vi.spyOn(fixture.store, 'createTurn').mockImplementation((turn) => {
+      log.push(`turn ${turn.connectionId}`);
+      return createTurn(turn);
+    });
+    const result = await fixture.engine.postMessage({
+      roomId: fixture.unified.id,
+      operator: fixture.operator,
+      text: 'all?',
+    });
+    expect(result.message).toMatchObject({ seq: 1, role: 'user' });
+    expect(log.slice(0, 3)).toEqual(['store operator user', 'turn a', 'turn b']);
     await fixture.engine.idle();
-    expect(log.slice(0, 9)).toEqual([
-      'build a',
-      'send a',
-      'build b',
-      'send b',
-      'build c',
-      'send c',
-      'store operator user',
-      'store operator user',
-      'store operator user',
-    ]);
-    expect(log.indexOf('event')).toBeGreaterThan(log.indexOf('send c'));
-    // Each post answers with its stored message.
-    expect(answered.map((result) => result.message.seq)).toEqual([1, 1, 1]);
-    const events = fixture.seen
-      .slice(published)
-      .filter((entry) => entry.roomId === fixture.directRoom('c').id);
-    // In order: the operator's message, the turn, the placeholder, then its tokens and the stored reply.
-    expect(
-      events
-        .map(({ event }) => (event.type === 'message' ? `message ${event.message.status}` : event.type))
-        .slice(0, 3),
-    ).toEqual(['message complete', 'turn', 'message streaming']);
-    expect(
-      (await fixture.store.listMessages(fixture.directRoom('c').id)).map((m) => [m.seq, m.role]),
-    ).toEqual([
-      [1, 'user'],
-      [2, 'assistant'],
-    ]);
+    // Each model is called only after its streaming placeholder is stored.
+    for (const name of ['a', 'b']) {
+      expect(log.indexOf(`store ${name} assistant`)).toBeLessThan(log.indexOf(`build ${name}`));
+    }
   });
 
-  it('includes a pending message in the next prompt of its room', async () => {
+  it('includes an earlier post of the same tick in the next prompt of its room', async () => {
     const fixture = await createRoomFixture({
       participants: [{ id: 'a', name: 'A', steps: [textReply('one'), textReply('two')] }],
     });
     const room = fixture.directRoom('a').id;
-    // Both posts in one tick: the second's request leaves before the first message is stored.
+    // Both posts in one tick: the second's turn still sees the first message.
     await Promise.all(
       ['first', 'second'].map((text) =>
         fixture.engine.postMessage({ roomId: room, operator: fixture.operator, text }),
@@ -162,7 +108,7 @@ describe('postMessage in the unified room', () => {
     ).toEqual([1, 2]);
   });
 
-  it('fails the post and cancels its request when its message cannot be stored', async () => {
+  it('fails the post and calls no model when its message cannot be stored', async () => {
     const fixture = await createRoomFixture({
       participants: [{ id: 'a', name: 'A', steps: [textReply('never read')] }],
     });
@@ -173,48 +119,21 @@ describe('postMessage in the unified room', () => {
       fixture.engine.postMessage({ roomId: room, operator: fixture.operator, text: 'hi' }),
     ).rejects.toThrow('disk full');
     await fixture.engine.idle();
-    expect(fixture.model('a').calls).toHaveLength(1);
+    expect(fixture.model('a').calls).toHaveLength(0);
     expect(await fixture.store.listMessages(room)).toEqual([]);
+    expect(await fixture.store.listTurns({ status: 'running' })).toEqual([]);
     expect(fixture.seen.slice(published)).toEqual([]);
-    expect(fixture.errors).toEqual([]);
-    expect(fixture.model('a').cancelled).toBe(1);
   });
 
-  it('lets work that waited longer than lineDeferMs for a busy line run anyway', async () => {
-    const log: string[] = [];
-    // Building each request keeps the line for 80 ms.
-    const slow = (name: string) => sendingStep(log, name, 80);
-    const fixture = await createRoomFixture({
-      participants: ['a', 'b', 'c'].map((id) => ({ id, name: id.toUpperCase(), steps: [slow(id)] })),
-      lineDeferMs: 50,
-    });
-    const append = fixture.store.appendMessage.bind(fixture.store);
-    vi.spyOn(fixture.store, 'appendMessage').mockImplementation((message) => {
-      log.push(`store ${message.connectionId ?? 'operator'} ${message.role}`);
-      return append(message);
-    });
-    await Promise.all(
-      ['a', 'b', 'c'].map((id) =>
-        fixture.engine.postMessage({
-          roomId: fixture.directRoom(id).id,
-          operator: fixture.operator,
-          text: 'hi',
-        }),
-      ),
-    );
-    await fixture.engine.idle();
-    // Post a's message waited 80 ms: it is stored when post b, still holding the line, adds its own.
-    expect(log.indexOf('store operator user')).toBeGreaterThan(log.indexOf('build a'));
-    expect(log.indexOf('store operator user')).toBeLessThan(log.indexOf('build b'));
-  });
-
-  it('reads the history once per post for all its turns, and sends the requests before storing anything', async () => {
+  it('reads the history once per post for all its turns, with the stored message in it', async () => {
     const seen: Array<{ name: string; stored: number }> = [];
     let fixture: Awaited<ReturnType<typeof createRoomFixture>> | undefined;
     const noting = (name: string) => () => {
-      // What the room holds when the model is called: nothing yet (the operator's message is still pending).
+      // What the room holds when the model is called: the operator's message and the placeholders.
       const messages = fixture?.store.listMessages(fixture.unified.id);
-      void Promise.resolve(messages).then((list) => seen.push({ name, stored: list?.length ?? -1 }));
+      void Promise.resolve(messages).then((list) =>
+        seen.push({ name, stored: list?.filter((m) => m.role === 'user').length ?? -1 }),
+      );
       return textReply(`${name} here`);
     };
     fixture = await createRoomFixture({
@@ -232,7 +151,7 @@ describe('postMessage in the unified room', () => {
     await fixture.engine.idle();
     // One read for both turns' prompts (the spy also counts the two reads made by the models above).
     expect(reads.mock.calls.filter(([, options]) => options?.limit !== undefined)).toHaveLength(1);
-    expect(seen.find((entry) => entry.name === 'a')?.stored).toBe(0);
+    expect(seen.find((entry) => entry.name === 'a')?.stored).toBe(1);
     expect(promptText(fixture.model('a').calls[0] as Parameters<typeof promptText>[0])).toContain('all?');
     const replies = (await fixture.store.listMessages(fixture.unified.id)).filter(
       (m) => m.role === 'assistant',

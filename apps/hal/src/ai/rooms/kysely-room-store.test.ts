@@ -1,32 +1,31 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createMemoryRoomStore, type NewRoomMessage } from '@hal-ai/rooms';
+import type { NewRoomMessage } from '@hal-ai/rooms';
+import { describeRoomStoreContract } from '@hal-ai/rooms/testing';
 import type { RoomMessage } from '@hal-ai/spec';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
 import { createKyselyRoomStore } from './kysely-room-store.js';
-import { describeRoomStoreContract } from './room-store-contract.test-support.js';
 
-describeRoomStoreContract('memory (reference)', async () => ({
-  store: createMemoryRoomStore(),
-  close: async () => {},
-}));
-
-describeRoomStoreContract('kysely over a SQLite file', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-rooms-'));
-  const database = openDatabase(path.join(dir, 'hal.db'));
-  await migrateToLatest(database.db);
-  return {
-    store: createKyselyRoomStore(database.db, { now: () => Date.parse('2026-11-30T12:00:00Z') }),
-    async close() {
-      await database.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeRoomStoreContract(
+  'kysely over a SQLite file',
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-rooms-'));
+    const database = openDatabase(path.join(dir, 'hal.db'));
+    await migrateToLatest(database.db);
+    return {
+      store: createKyselyRoomStore(database.db, { now: () => Date.parse('2026-11-30T12:00:00Z') }),
+      async close() {
+        await database.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  { describe, it, expect },
+);
 
 describe('the kysely store keeps recent history in memory', () => {
   const clock = { now: () => Date.parse('2026-11-30T12:00:00Z') };

@@ -10,6 +10,7 @@ import {
 import { createRoomEventHub } from '../room-events.js';
 import { createMemoryRoomStore } from '../room-memory-store.js';
 import type { RoomStore } from '../room-store.js';
+import type { TurnScheduler } from '../room-turn-scheduler.js';
 import {
   createScriptedModel,
   type ScriptedLanguageModel,
@@ -38,7 +39,7 @@ export interface FixtureParticipantInput {
 export async function createRoomFixture(options: {
   participants: FixtureParticipantInput[];
   toolCallsPerTurn?: number;
-  lineDeferMs?: number;
+  scheduler?: TurnScheduler;
   skill?: string;
   now?: () => Date;
 }) {
@@ -136,10 +137,8 @@ export async function createRoomFixture(options: {
     },
     newId: () => `id_${++counter}`,
     ...(options.now ? { clock: options.now } : {}),
-    limits: {
-      toolCallsPerTurn: options.toolCallsPerTurn ?? 20,
-      ...(options.lineDeferMs === undefined ? {} : { lineDeferMs: options.lineDeferMs }),
-    },
+    limits: { toolCallsPerTurn: options.toolCallsPerTurn ?? 20 },
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     onAudit: (entry) => {
       audits.push(entry);
     },

@@ -1,10 +1,34 @@
-import type { NewActionRecord, NewRoomMessage, RoomStore } from '@hal-ai/rooms';
-import { describe, expect, it } from 'vitest';
+/**
+ * The `RoomStore` contract as a test suite: every store (the memory reference here, the app's SQL store) runs the
+ * same cases, so they cannot drift apart. The test runner is passed in (`describe`, `it`, `expect` of vitest, or
+ * any runner with a Jest-compatible `expect`), so this module depends on no test framework.
+ */
+import type { NewActionRecord, NewRoomMessage, RoomStore } from '../room-store.js';
 
 /** A store under test and how to dispose of it. */
 export interface RoomStoreUnderTest {
   store: RoomStore;
   close(): Promise<void>;
+}
+
+/** The matchers the contract uses (a subset of Jest's and vitest's `expect`). */
+export interface ContractAssertion {
+  toEqual(expected: unknown): void;
+  toMatchObject(expected: object): void;
+  toBe(expected: unknown): void;
+  toHaveLength(length: number): void;
+  toBeUndefined(): void;
+  toBeDefined(): void;
+  toBeNull(): void;
+  toBeGreaterThan(value: number): void;
+  readonly rejects: { toMatchObject(expected: object): Promise<void> };
+}
+
+/** The test runner functions the contract is declared with (vitest's `describe`, `it` and `expect` fit). */
+export interface ContractRunner {
+  describe(name: string, body: () => void): void;
+  it(name: string, test: () => Promise<void>): void;
+  expect(actual: unknown): ContractAssertion;
 }
 
 function message(roomId: string, id: string, status: NewRoomMessage['status'] = 'complete'): NewRoomMessage {
@@ -51,10 +75,19 @@ function action(roomId: string, id: string): NewActionRecord {
 }
 
 /**
- * The behaviour every {@link RoomStore} must share. The app runs it against the rooms package's
- * memory store (the reference) and against its kysely store, so the two cannot drift apart.
+ * Declares the behaviour every {@link RoomStore} must share, as one `describe` block named after the store.
+ * `open` makes a fresh store per test (and `close` disposes of it).
+ *
+ * @example
+ * import { describe, expect, it } from 'vitest';
+ * describeRoomStoreContract('sql', async () => ({ store: createSqlStore(), close: async () => {} }), { describe, it, expect });
  */
-export function describeRoomStoreContract(name: string, open: () => Promise<RoomStoreUnderTest>): void {
+export function describeRoomStoreContract(
+  name: string,
+  open: () => Promise<RoomStoreUnderTest>,
+  runner: ContractRunner,
+): void {
+  const { describe, it, expect } = runner;
   describe(`RoomStore contract: ${name}`, () => {
     const withStore = (test: (store: RoomStore) => Promise<void>) => async () => {
       const { store, close } = await open();

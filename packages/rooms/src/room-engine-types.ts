@@ -1,0 +1,165 @@
+/**
+ * The public types of the room engine: what the app injects (participants, tool contexts, audit, limits,
+ * scheduling) and what it calls. Kept apart from the parts so each part can name them without a cycle.
+ */
+import type { Action, ContentBlock, ErrorInfo, LanguageModel, RoomMessage } from '@hal-ai/spec';
+import type { ToolRegistry, ToolSelection } from '@hal-ai/tools';
+import type { RoomEventHub } from './room-events.js';
+import type { PageContext, ParticipantIdentity } from './room-prompt.js';
+import type { RoomStore } from './room-store.js';
+import type { TurnScheduler } from './room-turn-scheduler.js';
+
+/** A value or a promise of it (callbacks of the app may be sync or async). */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A model connection taking part in rooms, as the app resolves it. */
+export interface RoomParticipant {
+  /** The connection id. */
+  id: string;
+  name: string;
+  active: boolean;
+  identity: ParticipantIdentity;
+  /** The model instance to call (made by the app from `@hal-ai/providers`). */
+  model: LanguageModel;
+  /** The model id shown on messages. */
+  modelId: string;
+  /** Which tools this connection may use. */
+  toolSelection: ToolSelection;
+}
+
+/** A participant as the participant list shows it (no model needed). */
+export interface RoomParticipantSummary {
+  id: string;
+  name: string;
+  active: boolean;
+  identity?: Partial<ParticipantIdentity>;
+}
+
+/** The operator acting. */
+export interface RoomOperator {
+  id: string;
+  username: string;
+}
+
+/** What the app needs to build a tool context (`toolContext`). */
+export interface ToolContextRequest {
+  roomId: string;
+  /** The model connection whose call this is (null for MCP requests). */
+  connectionId: string | null;
+  /** The turn calling a read tool (null for approvals). */
+  turnId: string | null;
+  /** The proposal being executed or described. */
+  actionId: string | null;
+  /** The operator who approved (approvals) or who started the conversation (turns), if known. */
+  operator: RoomOperator | null;
+  /** `turn`: a read tool called by a model; `approval`: an approved proposal; `describe`: computing impact. */
+  purpose: 'turn' | 'approval' | 'describe';
+}
+
+/** An audit record the engine asks the app to write (the app redacts and chains it). */
+export interface RoomAuditEntry {
+  action: 'ai.action.propose' | 'ai.action.execute' | 'ai.action.reject' | 'ai.turn.failed';
+  actor: `operator:${string}` | `ai:${string}` | `mcp:${string}`;
+  target: string;
+  details: Record<string, unknown>;
+}
+
+/** Limits of the engine. */
+export interface RoomEngineLimits {
+  /** Tool calls one turn may make (default 20). */
+  toolCallsPerTurn?: number;
+  /** How long a proposal can be approved (default 24 h). */
+  proposalTtlMs?: number;
+  /** Messages of history sent to a model (default 200, the most recent). */
+  historyMessages?: number;
+  /** Passed to the model as `maxOutputTokens`, if set. */
+  maxOutputTokens?: number;
+}
+
+/** Callbacks for local slash commands that change things outside the rooms. */
+export interface RoomCommandHandlers {
+  /** `/model <name>` in a direct room; throws e.g. `model_unavailable`. Returns the note to show. */
+  setModel?(connectionId: string, model: string, operator: RoomOperator): MaybePromise<string | undefined>;
+}
+
+/** Settings of {@link createRoomEngine}. */
+export interface RoomEngineSettings<C> {
+  store: RoomStore;
+  events: RoomEventHub;
+  registry: ToolRegistry<C>;
+  resolveParticipant(connectionId: string): MaybePromise<RoomParticipant | undefined>;
+  /** Every connection in connection order (active or not). */
+  listParticipants(): MaybePromise<RoomParticipantSummary[]>;
+  /** The skill document every system prompt starts with. */
+  skill: string;
+  toolContext(request: ToolContextRequest): MaybePromise<C>;
+  clock?: () => Date;
+  newId?: () => string;
+  limits?: RoomEngineLimits;
+  /**
+   * When each model request is sent (see `room-turn-scheduler.ts`). Default: at once, once the turn's rows are
+   * stored (`createImmediateTurnScheduler()`).
+   */
+  scheduler?: TurnScheduler;
+  commands?: RoomCommandHandlers;
+  onAudit?(entry: RoomAuditEntry): MaybePromise<void>;
+  /** A turn failed with a provider error (the app may set the connection to `reauth_required`). */
+  onTurnError?(connectionId: string, error: ErrorInfo): MaybePromise<void>;
+  /** Errors of callbacks and background work that have nobody else to go to. */
+  onError?(error: unknown): void;
+}
+
+/** Input of {@link RoomEngine.postMessage}. */
+export interface PostMessageInput {
+  roomId: string;
+  operator: RoomOperator;
+  text: string;
+  context?: { page?: PageContext | string | null };
+  /** Extra context blocks (e.g. fetched web pages) attached to the operator message. */
+  attachments?: Array<Extract<ContentBlock, { type: 'context' }>>;
+}
+
+/** Output of {@link RoomEngine.postMessage}. */
+export interface PostMessageResult {
+  message: RoomMessage;
+  turns: Array<{ turnId: string; connectionId: string }>;
+  /** The HAL note a local slash command produced, if any. */
+  note?: RoomMessage;
+}
+
+/** Output of {@link RoomEngine.describeAction}. */
+export interface ActionDescription {
+  action: Action;
+  impact: unknown;
+  identifiers: string[];
+}
+
+/** The room engine: turns, relay, proposals and their approval. */
+export interface RoomEngine {
+  /**
+   * Stores an operator message and its turns, then starts the turns in the background; resolves with the stored
+   * message. Nothing is stored when the message is refused (addressing, inactive connection, bad command).
+   */
+  postMessage(input: PostMessageInput): Promise<PostMessageResult>;
+  /** Executes a proposal exactly once (already authorised by the app) and continues the model asynchronously. */
+  approveAction(input: { actionId: string; operator: RoomOperator }): Promise<Action>;
+  /** Rejects a proposal; never executes it and never calls a model. */
+  rejectAction(input: { actionId: string; operator: RoomOperator; reason: string }): Promise<Action>;
+  /** An approval request from an MCP client: a HAL note and a proposal card in the unified room. */
+  createExternalProposal(input: {
+    tool: string;
+    args: unknown;
+    source: 'mcp';
+    clientName: string;
+  }): Promise<Action>;
+  /** The action, its impact and identifiers, for the app's three-step dialog. */
+  describeAction(actionId: string): Promise<ActionDescription>;
+  /** Clears a room's history, cancels its pending proposals and stops its running turns. */
+  resetRoom(roomId: string): Promise<{ cancelled: Action[] }>;
+  /** Start-up: running turns → `interrupted`, streaming messages and executing actions → `failed` (`interrupted`). */
+  recoverInterrupted(): Promise<{ turns: number; messages: number; actions: number }>;
+  /** Stops the running turns of a connection (disabled or deleted); returns how many. */
+  cancelTurnsOf(connectionId: string): number;
+  /** Resolves when no turn or background work is running (tests, graceful shutdown). */
+  idle(): Promise<void>;
+}

@@ -1,0 +1,37 @@
+import type { RoomMessage } from '@hal-ai/spec';
+import { describe, expect, it } from 'vitest';
+import { createTurnRead } from './room-turn-read.js';
+
+const message = (id: string, content: RoomMessage['content']): RoomMessage => ({
+  id,
+  roomId: 'r',
+  seq: 1,
+  role: 'user',
+  connectionId: null,
+  model: null,
+  content,
+  status: 'complete',
+  error: null,
+  relayDepth: 0,
+  relayedFrom: null,
+  usage: null,
+  createdAt: '2026-01-01T00:00:00.000Z',
+});
+
+describe('createTurnRead', () => {
+  it("collects the context blocks of the turn's prompts once each, and the read tools it ran", () => {
+    const recorder = createTurnRead();
+    const page = { type: 'context' as const, source: 'web' as const, url: 'http://127.0.0.1/', text: 'page' };
+    const first = message('m1', [{ type: 'text', text: 'see' }, page]);
+    recorder.addHistory([first]);
+    recorder.addToolRun('hal_servers_list', true);
+    // The next model call of the turn sees the same message again, and a new one.
+    recorder.addHistory([first, message('m2', [{ type: 'text', text: 'plain' }])]);
+    recorder.addToolRun('hal_jobs_list', false);
+    expect(recorder.read.context).toEqual([page]);
+    expect(recorder.read.tools).toEqual([
+      { name: 'hal_servers_list', ok: true },
+      { name: 'hal_jobs_list', ok: false },
+    ]);
+  });
+});
