@@ -21,7 +21,16 @@ const message = (id: string, content: RoomMessage['content']): RoomMessage => ({
 describe('createTurnRead', () => {
   it("collects the context blocks of the turn's prompts once each, and the read tools it ran", () => {
     const recorder = createTurnRead();
-    const page = { type: 'context' as const, source: 'web' as const, url: 'http://127.0.0.1/', text: 'page' };
+    const page = {
+      type: 'context' as const,
+      source: 'web' as const,
+      url: 'http://127.0.0.1/',
+      finalUrl: 'http://127.0.0.1/',
+      title: 'A page',
+      text: 'page',
+      truncated: false,
+      fetchedAt: '2026-01-01T00:00:00.000Z',
+    };
     const first = message('m1', [{ type: 'text', text: 'see' }, page]);
     recorder.addHistory([first]);
     recorder.addToolRun('hal_servers_list', true);

@@ -4,10 +4,7 @@
  * (`room-proposals.ts`, `newProposal`): the one place where a proposal can be judged by what led to it — e.g.
  * marked as made after reading untrusted web content.
  */
-import type { ContentBlock, RoomMessage } from '@hal-ai/spec';
-
-/** A context block (SPEC §14): text the operator or HAL attached to a message. */
-export type ContextBlock = Extract<ContentBlock, { type: 'context' }>;
+import type { ContextBlock, RoomMessage } from '@hal-ai/spec';
 
 /** What a turn read so far. */
 export interface TurnRead {
