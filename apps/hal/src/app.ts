@@ -4,12 +4,14 @@ import { createAgentRoutes } from './agents/agent-routes.js';
 import { createConnectionRoutes, createOAuthCallbackRoutes } from './ai/connections/index.js';
 import { createPanelRoutes } from './ai/panel-routes.js';
 import { createRoomRoutes } from './ai/rooms/index.js';
+import { createShellRoutes } from './ai/shell/index.js';
 import { createSkillRoutes } from './ai/skill-routes.js';
 import type { AppDeps } from './deps.js';
 import { defaultBodyLimit } from './http/body-limit.js';
 import { csrfProtection } from './http/csrf.js';
 import type { AppEnv } from './http/env.js';
 import { createErrorHandler, errorResponse } from './http/http-errors.js';
+import { requireRecent } from './http/require-recent.js';
 import { securityHeaders } from './http/security-headers.js';
 import { sessionMiddleware } from './http/session.js';
 import { createMcpConfigRoutes } from './mcp/mcp-config-routes.js';
@@ -58,6 +60,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/ops/api/ai', createSkillRoutes(deps));
   app.route('/ops/api/ai', createConnectionRoutes(deps));
   app.route('/ops/api/ai', createMcpConfigRoutes(deps));
+  if (deps.shells) {
+    app.route('/ops/api/ai', createShellRoutes({ shells: deps.shells, requireRecent: requireRecent(deps) }));
+  }
   app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
   app.route('/ops', createPanelRoutes(deps));
   app.route('/ops', createPages(deps));

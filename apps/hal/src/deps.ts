@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { HalAgents } from './agents/agent-directory.js';
 import type { AiService } from './ai/ai-service.js';
 import type { AppVault, ConnectionManager } from './ai/connections/connection-service.js';
+import type { ShellService } from './ai/shell/shell-sessions.js';
 import { createAuditLog } from './audit/audit-log.js';
 import type { AuditLog } from './audit/types.js';
 import type { HalConfig } from './config.js';
@@ -47,6 +48,8 @@ export interface AppDeps {
   vault?: AppVault;
   /** The AI connections (`/ops/api/ai/connections…`); the rooms build their models through it. */
   connections?: ConnectionManager;
+  /** The login terminal's PTY sessions (`/ops/api/ai/shell…`). */
+  shells?: ShellService;
 }
 
 /** Inputs of {@link createDeps}. */

@@ -9,6 +9,7 @@ import { createLocalAgent } from './agents/agent-local.js';
 import { createAgentQueue } from './agents/agent-queue.js';
 import { createAiService } from './ai/ai-service.js';
 import { createConnectionService } from './ai/connections/index.js';
+import { createShellService } from './ai/shell/index.js';
 import { loadSkill } from './ai/skill.js';
 import { createApp } from './app.js';
 import { countOperators, createOperator } from './auth/auth-operators.js';
@@ -113,6 +114,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     });
     deps.core = core;
     deps.jobs = core;
+    // The login terminal: its sessions end when the dialog closes, on their timers, or when HAL stops.
+    deps.shells = createShellService({
+      audit: deps.audit,
+      logger,
+      clock: deps.clock,
+      ...(deps.connections ? { connections: deps.connections } : {}),
+    });
     startedCore = core;
     await core.start();
     if (deps.connections) {
@@ -153,6 +161,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           // Open SSE streams never end by themselves and running turns wait on a provider: both
           // used to hold server.close() open until every client hung up (tens of seconds).
           const aiClosed = deps.ai?.close();
+          // Every PTY goes with HAL (their end is audited before the database closes).
+          const shellsClosed = deps.shells?.close();
           const http = server as Partial<Pick<HttpServer, 'closeIdleConnections' | 'closeAllConnections'>>;
           // A socket whose response just ended stays open for keep-alive: close idle ones as they appear.
           http.closeIdleConnections?.();
@@ -165,6 +175,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
             clearTimeout(cut);
           }
           await aiClosed;
+          await shellsClosed;
           await core.stop();
           await database.close();
         })();

@@ -24,6 +24,7 @@ export const HAL_ERROR_STATUS = {
   identifiers_mismatch: 400,
   action_not_pending: 409,
   shell_limit: 409,
+  shell_not_found: 404,
   secret_not_allowed: 400,
   oauth_state_invalid: 400,
   checksum_mismatch: 400,

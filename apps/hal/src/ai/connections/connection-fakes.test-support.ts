@@ -59,9 +59,13 @@ export interface ConnectionsTestApp {
   close(): Promise<void>;
 }
 
-/** Builds {@link ConnectionsTestApp}; `options` go to the connections service. */
+/**
+ * Builds {@link ConnectionsTestApp}; `options` go to the connections service; `build` adds services to the
+ * deps before the app is built (e.g. the login terminal).
+ */
 export async function createConnectionsTestApp(
   options: ConnectionServiceOptions = {},
+  build?: (deps: AppDeps) => void,
 ): Promise<ConnectionsTestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-conn-'));
   const dbFile = path.join(dataDir, 'hal.db');
@@ -85,6 +89,7 @@ export async function createConnectionsTestApp(
   const connections = createConnectionService({ ...deps, vault }, options);
   deps.vault = vault;
   deps.connections = connections;
+  build?.(deps);
   const alice = await createOperator({ ...deps, passwordParams: TEST_SCRYPT_PARAMS }, 'alice');
   const bob = await createOperator({ ...deps, passwordParams: TEST_SCRYPT_PARAMS }, 'bob');
   const app = createApp(deps);
@@ -121,6 +126,7 @@ export async function createConnectionsTestApp(
       return { cookie, csrfToken: body.csrfToken };
     },
     async close() {
+      await deps.shells?.close();
       await database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
