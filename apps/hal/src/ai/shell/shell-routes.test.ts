@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { TestSession } from '../../../test/foundation-harness.js';
+import type { TestSession } from '../../../test/foundation.test-support.js';
 import {
   type ConnectionsTestApp,
   createConnectionsTestApp,
