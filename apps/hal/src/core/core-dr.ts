@@ -45,6 +45,9 @@ function toSnapshot(row: Selectable<DrSnapshotsTable>): DrSnapshot {
   };
 }
 
+/** The name prefix of a snapshot still being written (never a finished snapshot's name). */
+const PARTIAL_PREFIX = '.partial-';
+
 /** Opens a snapshot read-only and runs `PRAGMA integrity_check`. */
 export function verifySnapshot(file: string): { ok: boolean; detail: string } {
   let copy: BetterSqlite3.Database | null = null;
@@ -105,7 +108,36 @@ export function createDrFunctions(
     }
   }
 
+  const dir = path.join(ctx.dataDir, 'dr');
+
   return {
+    /**
+     * Removes what a snapshot cut short (a crash, `kill -9`) left in `<dataDir>/dr`: temporary `.partial-*` files
+     * with their `-journal`/`-wal`/`-shm` siblings, and finished files no snapshot row names (a crash between the
+     * rename and the row). Start-up runs it before anything else can snapshot. Returns the names removed.
+     */
+    async removeLeftovers(): Promise<string[]> {
+      let names: string[];
+      try {
+        names = await fs.readdir(dir);
+      } catch {
+        return [];
+      }
+      const known = new Set(
+        (await db.selectFrom('dr_snapshots').select('path').execute()).map((row) => path.basename(row.path)),
+      );
+      const removed: string[] = [];
+      for (const name of names) {
+        const base = name.replace(/-(journal|wal|shm)$/, '');
+        const leftover = name.startsWith(PARTIAL_PREFIX) || (/^hal-.*\.db$/.test(base) && !known.has(base));
+        if (!leftover) continue;
+        await fs.rm(path.join(dir, name), { force: true });
+        removed.push(name);
+      }
+      if (removed.length > 0) ctx.logger.warn({ removed }, 'removed unfinished DR snapshot files');
+      return removed;
+    },
+
     /** Age, verification and count of the snapshots, with the most recent ones. */
     async status(): Promise<DrStatus> {
       const rows = await db.selectFrom('dr_snapshots').selectAll().orderBy('id', 'desc').limit(10).execute();
@@ -128,24 +160,38 @@ export function createDrFunctions(
 
     /**
      * Takes an online backup of HAL's database to `<dataDir>/dr/hal-<timestamp>.db`, records its digest and
-     * size, then opens the copy read-only and runs `PRAGMA integrity_check`.
+     * size, then opens the copy read-only and runs `PRAGMA integrity_check`. The copy is written under a
+     * temporary `.partial-` name and renamed only once it is complete and checked, so a crash never leaves a
+     * half-written file under a snapshot's name (and {@link removeLeftovers} clears what it does leave).
      */
     async snapshot(actor: Actor): Promise<{ snapshot: DrSnapshot }> {
-      const dir = path.join(ctx.dataDir, 'dr');
-      await fs.mkdir(dir, { recursive: true });
+      await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const stamp = ctx.nowIso().replace(/[:.]/g, '-');
       const id = ctx.newId('dr');
-      const file = path.join(dir, `hal-${stamp}-${id.slice(-8)}.db`);
-      await sqlite.backup(file);
-      // The copy inherits WAL mode; a self-contained single file is what a restore needs (and what we hash).
-      const copy = new BetterSqlite3(file);
+      const name = `hal-${stamp}-${id.slice(-8)}.db`;
+      const file = path.join(dir, name);
+      const partial = path.join(dir, `${PARTIAL_PREFIX}${name}`);
+      let sha256: string;
+      let size: number;
+      let check: { ok: boolean; detail: string };
       try {
-        copy.pragma('journal_mode = DELETE');
-      } finally {
-        copy.close();
+        await sqlite.backup(partial);
+        await fs.chmod(partial, 0o600);
+        // The copy inherits WAL mode; a self-contained single file is what a restore needs (and what we hash).
+        const copy = new BetterSqlite3(partial);
+        try {
+          copy.pragma('journal_mode = DELETE');
+        } finally {
+          copy.close();
+        }
+        ({ sha256, size } = await hashFile(partial));
+        check = verifySnapshot(partial);
+        await fs.rename(partial, file);
+      } catch (error) {
+        for (const suffix of ['', '-journal', '-wal', '-shm'])
+          await fs.rm(`${partial}${suffix}`, { force: true });
+        throw error;
       }
-      const { sha256, size } = await hashFile(file);
-      const check = verifySnapshot(file);
       const snapshot = await db.transaction().execute(async (trx) => {
         const row = await trx
           .insertInto('dr_snapshots')

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { auditActions, createTestCore, rejection, type TestCore, waitFor } from './core.test-support.js';
 import { parseVersionHistory, readVersionHistory } from './core-changelog.js';
 import { CONFIDENTIAL_MASK, looksLikeSecret } from './core-settings.js';
@@ -210,5 +210,37 @@ describe('incidents, mail, emergency, DR, changelog, settings, overview', () => 
       status.recent.map((s) => s.file).sort(),
     );
     expect(await auditActions(t.audit)).toContain('dr.prune');
+  });
+});
+
+describe('DR snapshot files', () => {
+  let t: TestCore;
+  beforeEach(async () => {
+    t = await createTestCore();
+  });
+  afterEach(async () => {
+    await t.close();
+  });
+
+  it('writes a snapshot under a temporary name first (0600) and leaves nothing else in the folder', async () => {
+    const { snapshot } = await t.core.dr.snapshot(operator);
+    expect(await fs.readdir(path.join(t.dataDir, 'dr'))).toEqual([snapshot.file]);
+    expect((await fs.stat(path.join(t.dataDir, 'dr', snapshot.file))).mode & 0o777).toBe(0o600);
+  });
+
+  it('removes at start-up what a crashed snapshot left, and keeps every real snapshot', async () => {
+    const { snapshot } = await t.core.dr.snapshot(operator);
+    const dir = path.join(t.dataDir, 'dr');
+    const leftovers = [
+      '.partial-hal-2026-12-01T00-00-00-000Z-deadbeef.db',
+      '.partial-hal-2026-12-01T00-00-00-000Z-deadbeef.db-journal',
+      'hal-2026-12-01T00-00-01-000Z-cafebabe.db',
+    ];
+    for (const name of leftovers) await fs.writeFile(path.join(dir, name), 'half a database');
+    await fs.writeFile(path.join(dir, 'README.txt'), 'an operator note');
+    await t.core.stop();
+    await t.core.start();
+    expect((await fs.readdir(dir)).sort()).toEqual(['README.txt', snapshot.file].sort());
+    expect((await t.core.dr.status()).count).toBe(1);
   });
 });

@@ -203,11 +203,13 @@ export function createHalCore(options: HalCoreOptions) {
     },
 
     /**
-     * Creates the local server record if missing, marks jobs a crash left `running` as failed (`interrupted`),
+     * Creates the local server record if missing, removes DR snapshot files a crash left unfinished, marks jobs a
+     * crash left `running` as failed (`interrupted`),
      * starts the job runner, takes a first metrics sample and starts the sampling interval.
      */
     async start(): Promise<{ localServerId: string; interrupted: number }> {
       await ensureLocalServer();
+      await dr.removeLeftovers();
       const configured = await settings.value('jobs.concurrency');
       runner = createJobRunner(ctx, {
         handlers,
