@@ -390,10 +390,15 @@ describe('createCliProvider — codex (fake executable)', () => {
     expect(call?.argv).toContain('mcp_servers.hal.args=["--db","/data/hal.db"]');
   });
 
-  it('lists the known models plus the configured default', async () => {
-    const models = await createCliProvider({ tool: 'codex', model: 'my-custom-model' }).listModels();
-    expect(models[0]).toEqual({ id: 'my-custom-model' });
-    expect(models.map((model) => model.id)).toContain('gpt-5.5');
+  it('lists the configured default first; `models` replaces the list', async () => {
+    const models = await createCliProvider({
+      tool: 'codex',
+      model: 'my-custom-model',
+      env: { PATH: '/usr/bin' },
+      homedir: bins.dir,
+    }).listModels();
+    // No models_cache.json in this home: the documented fallback.
+    expect(models).toEqual([{ id: 'my-custom-model' }, { id: 'gpt-5.5' }]);
     const claude = await createCliProvider({ tool: 'claude', models: ['sonnet'] }).listModels();
     expect(claude).toEqual([{ id: 'sonnet' }]);
   });

@@ -22,7 +22,8 @@ import { buildCodexArgs, CodexEventReader, parseCodexLine } from './cli-codex.js
 import { type CliFileSystem, type CliTool, discoverCli, nodeCliFileSystem } from './cli-discovery.js';
 import { cliError } from './cli-errors.js';
 import { buildClaudeMcpArgs, buildClaudeMcpConfig, buildCodexMcpArgs, type CliMcpServer } from './cli-mcp.js';
-import { CLI_DEFAULT_MODEL, CLI_KNOWN_MODELS } from './cli-models.js';
+import { readCliModelList } from './cli-model-list.js';
+import { CLI_DEFAULT_MODEL } from './cli-models.js';
 import {
   buildCliEnvironment,
   type CliEnvironmentSettings,
@@ -39,7 +40,7 @@ export interface CliProviderSettings extends CliEnvironmentSettings {
   binPath?: string;
   /** The connection's default model; listed by `listModels()`. */
   model?: string;
-  /** Replaces the static {@link CLI_KNOWN_MODELS} list. */
+  /** Replaces the list `readCliModelList` reads (Codex's own cache; Claude Code's aliases). */
   models?: string[];
   /** Kills the CLI after this long (SIGTERM, then SIGKILL). Default 300 000 ms. */
   timeoutMs?: number;
@@ -88,7 +89,10 @@ export function createCliProvider(settings: CliProviderSettings): ModelProvider 
     languageModel: (modelId) =>
       createCliLanguageModel(settings, modelId || settings.model || CLI_DEFAULT_MODEL[settings.tool]),
     async listModels() {
-      const ids = [...(settings.models ?? CLI_KNOWN_MODELS[settings.tool])];
+      const ids = [
+        ...(settings.models ??
+          (await readCliModelList(settings.tool, { env: buildCliEnvironment(settings) })).models),
+      ];
       if (settings.model && !ids.includes(settings.model)) ids.unshift(settings.model);
       return ids.map((id): ModelInfo => ({ id }));
     },

@@ -1,29 +1,24 @@
 import type { CliTool } from './cli-discovery.js';
 
 /**
- * The models each CLI accepts with `--model`/`-m`, as bundled with Claude Code 2.1.197 and Codex
- * 0.171.0. The CLIs have no offline model-list command, so this list is static and documented; the
- * connection's configured default is always added. Claude's aliases (`sonnet`, `opus`, `haiku`)
- * resolve to the newest model of each family inside the CLI itself.
+ * The models Claude Code accepts with `--model`. Claude Code keeps no model list on disk and has no offline
+ * list command; its aliases (`sonnet`, `opus`, `haiku`) resolve to the newest model of each family inside the CLI
+ * itself, so the aliases plus the current full names (as bundled with Claude Code 2.1.197) are what HAL offers.
+ * Codex has no such list in code: its models come from the CLI's own cache (see `readCliModelList`).
  */
-export const CLI_KNOWN_MODELS: Readonly<Record<CliTool, readonly string[]>> = {
-  claude: ['sonnet', 'opus', 'haiku', 'claude-sonnet-5', 'claude-opus-4-8', 'claude-haiku-4-5'],
-  codex: [
-    'gpt-6.2-sol',
-    'gpt-6.2-astra',
-    'gpt-6.1-sol',
-    'gpt-6.1-terra',
-    'gpt-6-sol',
-    'gpt-6-astra',
-    'gpt-6-luna',
-    'gpt-5.6-sol',
-    'gpt-5.6-terra',
-    'gpt-5.6-luna',
-    'gpt-5.5',
-  ],
-};
+export const CLAUDE_CODE_MODELS: readonly string[] = [
+  'sonnet',
+  'opus',
+  'haiku',
+  'claude-sonnet-5',
+  'claude-opus-4-8',
+  'claude-haiku-4-5',
+];
 
-/** The model used when neither the call nor the connection names one. */
+/**
+ * The model used when neither the call, the connection nor the CLI's own settings name one. For Codex this is
+ * also the whole list when the CLI has not written its model cache yet (documented fallback).
+ */
 export const CLI_DEFAULT_MODEL: Readonly<Record<CliTool, string>> = {
   claude: 'sonnet',
   codex: 'gpt-5.5',

@@ -47,6 +47,13 @@ describe('getCliStatus with fake executables', () => {
       path.join(codexHome, 'config.toml'),
       'model = "gpt-5.5"\n\n[profiles.fast]\nmodel = "other"\n',
     );
+    await writeFile(
+      path.join(codexHome, 'models_cache.json'),
+      JSON.stringify({
+        fetched_at: '2026-11-30T08:00:00Z',
+        models: [{ slug: 'gpt-acct', visibility: 'list' }],
+      }),
+    );
     const bin = await bins.install('codex', { version: '0.171.0', loggedIn: true });
     const status = await getCliStatus('codex', {
       binPath: bin,
@@ -61,6 +68,8 @@ describe('getCliStatus with fake executables', () => {
       loggedIn: true,
       loginHint: null,
       defaultModel: 'gpt-5.5',
+      models: ['gpt-5.5', 'gpt-acct'],
+      modelsSource: 'cache',
     });
     const [call] = await bins.calls();
     expect(call?.env.CODEX_HOME).toBe(codexHome);

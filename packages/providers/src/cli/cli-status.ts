@@ -1,6 +1,4 @@
-import { readFile as nodeReadFile } from 'node:fs/promises';
 import os from 'node:os';
-import path from 'node:path';
 import {
   type CliDiscoverySettings,
   type CliSource,
@@ -9,6 +7,7 @@ import {
   nodeCliFileSystem,
 } from './cli-discovery.js';
 import { clipMessage } from './cli-errors.js';
+import { type CliModelSource, readCliModelList } from './cli-model-list.js';
 import { CLI_LOGIN_HINT } from './cli-models.js';
 import {
   buildCliEnvironment,
@@ -44,6 +43,10 @@ export interface CliStatus {
   loginHint: string | null;
   /** The model configured in the CLI's own settings, if any. */
   defaultModel: string | null;
+  /** The models the CLI offers (`readCliModelList`): Codex's own cache, Claude Code's aliases. */
+  models: string[];
+  /** Where {@link CliStatus.models} came from; `fallback` means Codex has written no model cache yet. */
+  modelsSource: CliModelSource;
   /** Why a check failed, if it did (never the CLI's credentials). */
   error: string | null;
 }
@@ -64,37 +67,11 @@ function parseLoggedInJson(stdout: string): boolean | undefined {
   }
 }
 
-async function readDefaultModel(
-  tool: CliTool,
-  env: Record<string, string | undefined>,
-  home: string,
-  readFile: (file: string) => Promise<string>,
-): Promise<string | null> {
-  try {
-    if (tool === 'claude') {
-      const settings = JSON.parse(await readFile(path.join(home, '.claude', 'settings.json'))) as {
-        model?: unknown;
-      };
-      return typeof settings.model === 'string' ? settings.model : null;
-    }
-    const codexHome = env.CODEX_HOME ?? path.join(home, '.codex');
-    const text = await readFile(path.join(codexHome, 'config.toml'));
-    // Only a top-level `model = "…"` counts: the same key inside a [profile] table is not the default.
-    for (const line of text.split('\n')) {
-      if (/^\s*\[/.test(line)) break;
-      const match = /^\s*model\s*=\s*["']([^"']+)["']/.exec(line);
-      if (match?.[1]) return match[1];
-    }
-    return null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Checks a local CLI: finds it, runs `--version`, and asks for the login state (`claude auth status`,
  * which prints JSON and exits 1 when logged out; `codex login status`, which answers on stderr and
- * exits 1 with `Not logged in`). Every command runs with the minimal environment. Never throws.
+ * exits 1 with `Not logged in`), then reads the CLI's models and default from its own non-secret files
+ * (`readCliModelList`). Every command runs with the minimal environment. Never throws.
  *
  * @example
  * const status = await getCliStatus('codex', { env: process.env });
@@ -112,6 +89,8 @@ export async function getCliStatus(tool: CliTool, settings: CliStatusSettings = 
     loggedIn: null,
     loginHint: CLI_LOGIN_HINT[tool],
     defaultModel: null,
+    models: [],
+    modelsSource: tool === 'claude' ? 'builtin' : 'fallback',
     error: null,
   };
   if (settings.binPath) {
@@ -125,11 +104,13 @@ export async function getCliStatus(tool: CliTool, settings: CliStatusSettings = 
   }
   status.found = true;
   const command = status.path as string;
+  // What the CLI itself sees: its settings and model cache are read from the same HOME and CODEX_HOME.
+  const cliEnv = buildCliEnvironment({ ...settings, env, homedir: settings.homedir });
   const run = (args: string[]) =>
     runCliProcess({
       command,
       args,
-      env: buildCliEnvironment({ ...settings, env, homedir: settings.homedir }),
+      env: cliEnv,
       // The home may not exist (a fresh service account); status commands need no particular folder.
       cwd: os.tmpdir(),
       timeoutMs: settings.timeoutMs ?? 15_000,
@@ -158,11 +139,13 @@ export async function getCliStatus(tool: CliTool, settings: CliStatusSettings = 
     status.loggedIn = /not logged in/i.test(text) ? false : login.exitCode === 0 ? true : null;
   }
   if (status.loggedIn === true) status.loginHint = null;
-  status.defaultModel = await readDefaultModel(
-    tool,
-    env,
-    home,
-    settings.readFile ?? ((file) => nodeReadFile(file, 'utf8')),
-  );
+  const list = await readCliModelList(tool, {
+    env: cliEnv,
+    homedir: cliEnv.HOME ?? home,
+    ...(settings.readFile ? { readFile: settings.readFile } : {}),
+  });
+  status.defaultModel = list.defaultModel;
+  status.models = list.models;
+  status.modelsSource = list.source;
   return status;
 }

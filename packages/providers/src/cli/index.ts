@@ -30,7 +30,9 @@ export {
   buildCodexMcpArgs,
   CLI_MCP_SERVER_NAME,
 } from './cli-mcp.js';
-export { CLI_DEFAULT_MODEL, CLI_KNOWN_MODELS, CLI_LOGIN_HINT } from './cli-models.js';
+export type { CliModelList, CliModelListSettings, CliModelSource } from './cli-model-list.js';
+export { parseCodexDefaultModel, parseCodexModelsCache, readCliModelList } from './cli-model-list.js';
+export { CLAUDE_CODE_MODELS, CLI_DEFAULT_MODEL, CLI_LOGIN_HINT } from './cli-models.js';
 export type {
   CliEnvironmentSettings,
   CliProcessResult,
