@@ -2,6 +2,7 @@ export type { Addressing, AddressingParticipant } from './room-addressing.js';
 export { BROADCAST_WORDS, extractMentions, maskCode, parseAddressing } from './room-addressing.js';
 export type {
   ActionDescription,
+  ExternalProposalInput,
   PostMessageInput,
   PostMessageResult,
   RoomAuditEntry,

@@ -240,6 +240,90 @@ describe('external (MCP) proposals', () => {
   });
 });
 
+describe("proposals of a model's own MCP server (a local CLI)", () => {
+  it('every model call names its room, turn and connection', async () => {
+    const fixture = await createRoomFixture({
+      participants: [{ id: 'claude', name: 'Claude', steps: [textReply('hi')] }],
+    });
+    const roomId = fixture.directRoom('claude').id;
+    const { turns } = await fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'hi' });
+    await fixture.engine.idle();
+    expect(fixture.model('claude').calls[0]?.conversation).toEqual({
+      roomId,
+      turnId: turns[0]?.turnId,
+      connectionId: 'claude',
+    });
+  });
+
+  it("lands in the turn's room with the connection; approval calls that model again with the result", async () => {
+    const fixture = await createRoomFixture({
+      participants: [
+        {
+          id: 'claude',
+          name: 'Claude',
+          steps: [textReply('asked for approval'), textReply('INC-3 is open')],
+        },
+      ],
+    });
+    const roomId = fixture.directRoom('claude').id;
+    const { turns } = await fixture.engine.postMessage({
+      roomId,
+      operator: fixture.operator,
+      text: 'open it',
+    });
+    await fixture.engine.idle();
+    const action = await fixture.engine.createExternalProposal({
+      tool: 'hal_incident_open',
+      args: { key: 'INC-3', title: 'queue' },
+      source: 'mcp',
+      clientName: 'claude-code',
+      conversation: { roomId, connectionId: 'claude', turnId: turns[0]?.turnId ?? null },
+    });
+    expect(action).toMatchObject({ roomId, connectionId: 'claude', source: 'mcp', status: 'proposed' });
+    expect((await fixture.store.getAction(action.id))?.turnId).toBe(turns[0]?.turnId);
+    const [, , note] = await fixture.store.listMessages(roomId);
+    expect(note?.content[0]).toMatchObject({ type: 'note', text: expect.stringContaining('Claude') });
+
+    await fixture.engine.approveAction({ actionId: action.id, operator: fixture.operator });
+    await fixture.engine.idle();
+    expect(fixture.executions.hal_incident_open).toBe(1);
+    const calls = fixture.model('claude').calls;
+    expect(calls).toHaveLength(2);
+    // The continuation's prompt carries the executed result.
+    expect(promptText(calls[1] as never)).toMatch(
+      /approved hal_incident_open; it was executed\. Result: .*INC-3/,
+    );
+    const last = (await fixture.store.listMessages(roomId)).at(-1);
+    expect(last).toMatchObject({ role: 'assistant', connectionId: 'claude', status: 'complete' });
+  });
+
+  it('a rejection calls nobody; an unknown room is refused', async () => {
+    const fixture = await createRoomFixture({
+      participants: [{ id: 'claude', name: 'Claude', steps: [textReply('x')] }],
+    });
+    const roomId = fixture.directRoom('claude').id;
+    const action = await fixture.engine.createExternalProposal({
+      tool: 'hal_incident_open',
+      args: { key: 'INC-4', title: 'queue' },
+      source: 'mcp',
+      clientName: 'claude-code',
+      conversation: { roomId, connectionId: 'claude', turnId: null },
+    });
+    await fixture.engine.rejectAction({ actionId: action.id, operator: fixture.operator, reason: 'no' });
+    await fixture.engine.idle();
+    expect(fixture.model('claude').calls).toHaveLength(0);
+    await expect(
+      fixture.engine.createExternalProposal({
+        tool: 'hal_incident_open',
+        args: { key: 'INC-5', title: 'queue' },
+        source: 'mcp',
+        clientName: 'claude-code',
+        conversation: { roomId: 'room-gone', connectionId: 'claude', turnId: null },
+      }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
 describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
   it('reset clears the history and cancels pending proposals', async () => {
     const { fixture, roomId, action } = await proposed();

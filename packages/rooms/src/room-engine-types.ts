@@ -127,6 +127,16 @@ export interface PostMessageResult {
   note?: RoomMessage;
 }
 
+/** Input of {@link RoomEngine.createExternalProposal}. */
+export interface ExternalProposalInput {
+  tool: string;
+  args: unknown;
+  source: 'mcp';
+  clientName: string;
+  /** The model run this MCP server serves (the app has verified it); absent for an outside MCP client. */
+  conversation?: { roomId: string; connectionId: string; turnId: string | null };
+}
+
 /** Output of {@link RoomEngine.describeAction}. */
 export interface ActionDescription {
   action: Action;
@@ -145,13 +155,12 @@ export interface RoomEngine {
   approveAction(input: { actionId: string; operator: RoomOperator }): Promise<Action>;
   /** Rejects a proposal; never executes it and never calls a model. */
   rejectAction(input: { actionId: string; operator: RoomOperator; reason: string }): Promise<Action>;
-  /** An approval request from an MCP client: a HAL note and a proposal card in the unified room. */
-  createExternalProposal(input: {
-    tool: string;
-    args: unknown;
-    source: 'mcp';
-    clientName: string;
-  }): Promise<Action>;
+  /**
+   * An approval request from an MCP client: a HAL note and a proposal card in the unified room — or, when the MCP
+   * server is the one attached to a model's own run (a local CLI), in that turn's room, attributed to its connection
+   * and turn, so that after approval the model is called again with the result like any model.
+   */
+  createExternalProposal(input: ExternalProposalInput): Promise<Action>;
   /** The action, its impact and identifiers, for the app's three-step dialog. */
   describeAction(actionId: string): Promise<ActionDescription>;
   /** Clears a room's history, cancels its pending proposals and stops its running turns. */

@@ -32,6 +32,7 @@ import { createRoomWriter } from './room-writer.js';
 
 export type {
   ActionDescription,
+  ExternalProposalInput,
   PostMessageInput,
   PostMessageResult,
   RoomAuditEntry,
@@ -98,6 +99,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     ttlMs: settings.limits?.proposalTtlMs ?? 24 * 60 * 60 * 1000,
     toolContext: settings.toolContext,
     audit,
+    nameOf: async (connectionId) => (await settings.resolveParticipant(connectionId))?.name,
     continueTurn: ({ roomId, connectionId, operator, triggerMessageId }) =>
       track(
         (async () => {

@@ -15,6 +15,7 @@ import {
 } from '@hal-ai/tools';
 import type {
   ActionDescription,
+  ExternalProposalInput,
   MaybePromise,
   RoomAuditEntry,
   RoomOperator,
@@ -59,6 +60,8 @@ export interface ProposalsSettings<C> {
   audit(entry: RoomAuditEntry): Promise<void>;
   /** Starts the turn that continues after an approval (the engine runs it in the background). */
   continueTurn(continuation: Continuation): void;
+  /** A connection's name, for the note of a proposal its MCP server made. */
+  nameOf?(connectionId: string): MaybePromise<string | undefined>;
 }
 
 /** The proposal part of the engine. */
@@ -73,21 +76,33 @@ export interface Proposals {
     toolCallId: string;
     read: TurnRead;
   }): Promise<ActionRecord>;
-  createExternal(input: { tool: string; args: unknown; source: 'mcp'; clientName: string }): Promise<Action>;
+  createExternal(input: ExternalProposalInput): Promise<Action>;
   approve(input: { actionId: string; operator: RoomOperator }): Promise<Action>;
   reject(input: { actionId: string; operator: RoomOperator; reason: string }): Promise<Action>;
   describe(actionId: string): Promise<ActionDescription>;
 }
 
 /**
- * Which turn continues after an approval: the model connection that proposed it, in the proposal's room. An MCP
- * client's proposal continues nobody (its client polls for the outcome).
+ * Which turn continues after an approval: the model connection that proposed it, in the proposal's room — whether
+ * the model proposed it itself or through the MCP server attached to its run (a local CLI). An outside MCP client's
+ * proposal (no connection) continues nobody (its client polls for the outcome).
  */
 export function continuationOf(record: ActionRecord): { roomId: string; connectionId: string } | null {
-  if (record.source === 'model' && record.connectionId) {
+  if (record.connectionId) {
     return { roomId: record.roomId, connectionId: record.connectionId };
   }
   return null;
+}
+
+/** A tool result as note text, cut at 4000 characters (the action keeps the whole result). */
+function clip(output: unknown): string {
+  let text: string;
+  try {
+    text = typeof output === 'string' ? output : (JSON.stringify(output) ?? String(output));
+  } catch {
+    text = String(output);
+  }
+  return text.length > 4_000 ? `${text.slice(0, 4_000)}…` : text;
 }
 
 /** Creates the {@link Proposals} of an engine. */
@@ -237,25 +252,30 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
           details: { issues: validated.issues },
         });
       }
-      const room = await store.ensureUnifiedRoom();
+      const conversation = input.conversation;
+      const room = conversation ? await store.getRoom(conversation.roomId) : await store.ensureUnifiedRoom();
+      if (!room) throw new HalError('not_found', `No room ${conversation?.roomId}`);
       const action = await store.createAction(
         newProposal(
           tool,
           validated.value,
           {
             roomId: room.id,
-            connectionId: null,
+            connectionId: conversation?.connectionId ?? null,
             source: input.source,
             toolCallId: null,
-            turnId: null,
+            turnId: conversation?.turnId ?? null,
             clientName: input.clientName,
           },
           null,
         ),
       );
+      const asker = conversation
+        ? `${(await settings.nameOf?.(conversation.connectionId)) ?? conversation.connectionId} (through HAL's MCP server)`
+        : `MCP client ${input.clientName}`;
       await writer.appendNote(
         room.id,
-        `MCP client ${input.clientName} asks for approval to run ${tool.name} (${tool.risk}).`,
+        `${asker} asks for approval to run ${tool.name} (${tool.risk}).`,
         'approval_requested',
         [{ type: 'action', actionId: action.id }],
       );
@@ -300,12 +320,16 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
       );
       const final = finished ?? (await requireAction(actionId));
       writer.announceAction(final);
+      // A proposal that came through a model's MCP server has no tool call to answer: the note carries the result,
+      // which is how that model reads it when it continues.
+      const shown =
+        final.source === 'mcp' && final.connectionId && outcome.ok ? ` Result: ${clip(outcome.output)}` : '';
       const decision = await appendDecision(
         final,
         outcome.ok ? outcome.output : { error: outcome.error },
         !outcome.ok,
         outcome.ok
-          ? `${operator.username} approved ${final.tool}; it was executed.`
+          ? `${operator.username} approved ${final.tool}; it was executed.${shown}`
           : `${operator.username} approved ${final.tool}; it failed: ${outcome.error.message}`,
       );
       await settings.audit({

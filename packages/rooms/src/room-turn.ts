@@ -141,6 +141,7 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
       ...(tools.length > 0 ? { tools, toolChoice: 'auto' as const } : {}),
       ...(limits.maxOutputTokens ? { maxOutputTokens: limits.maxOutputTokens } : {}),
       abortSignal: signal,
+      conversation: { roomId: request.roomId, turnId: turn.id, connectionId: participant.id },
     };
     try {
       return await settings.scheduler.schedule(

@@ -2,6 +2,7 @@ export type { ErrorInfo, HalErrorCode, HalErrorOptions } from './errors.js';
 export { HAL_ERROR_CODES, HAL_ERROR_STATUS, HalError } from './errors.js';
 export type {
   AssistantContentPart,
+  CallConversation,
   CallOptions,
   FinishReason,
   GenerateResult,

@@ -95,6 +95,19 @@ export interface CallOptions {
   abortSignal?: AbortSignal;
   /** Extra request headers (never logged). */
   headers?: Record<string, string | undefined>;
+  /**
+   * The conversation this call belongs to, set by the room engine. HTTP adapters ignore it; an adapter that attaches
+   * tools of its own to the model (a local CLI with HAL's MCP server) hands it to them, so what they propose lands in
+   * this room, attributed to this connection and turn.
+   */
+  conversation?: CallConversation;
+}
+
+/** Where a model call runs: its room, its turn and the connection answering. */
+export interface CallConversation {
+  roomId: string;
+  turnId: string;
+  connectionId: string;
 }
 
 /**
