@@ -254,6 +254,55 @@ describe('createCliProvider — claude (fake executable)', () => {
   });
 });
 
+describe('createCliProvider — an MCP server per call', () => {
+  it('hands the call its conversation, puts the server it gets into the config, and releases it after the run', async () => {
+    const bin = await bins.install('claude', { runStdout: [claudeResult({})] });
+    const seen: unknown[] = [];
+    let released = 0;
+    const conversation = { roomId: 'room-1', turnId: 'turn-1', connectionId: 'conn-1' };
+    await createCliProvider({
+      tool: 'claude',
+      binPath: bin,
+      mcp: ({ conversation: given }) => {
+        seen.push(given);
+        return {
+          command: 'hal-mcp',
+          env: { HAL_MCP_ROOM: given?.roomId ?? '' },
+          release: () => {
+            released += 1;
+          },
+        };
+      },
+    })
+      .languageModel('sonnet')
+      .doGenerate({ prompt: hello, conversation });
+    expect(seen).toEqual([conversation]);
+    expect(released).toBe(1);
+    const [call] = await bins.calls();
+    const argv = call?.argv ?? [];
+    expect(argv).toContain('--mcp-config');
+    // The fake recorded the config's path; the file (in the run's folder) is gone with the folder.
+    expect(argv[argv.indexOf('--allowedTools') + 1]).toBe('mcp__hal');
+  });
+
+  it('releases the server also when the run fails', async () => {
+    const bin = await bins.install('claude', { runStdout: [], runExit: 1, runStderr: 'boom' });
+    let released = 0;
+    const model = createCliProvider({
+      tool: 'claude',
+      binPath: bin,
+      mcp: () => ({
+        command: 'hal-mcp',
+        release: () => {
+          released += 1;
+        },
+      }),
+    }).languageModel('sonnet');
+    await rejection(model.doGenerate({ prompt: hello }));
+    expect(released).toBe(1);
+  });
+});
+
 describe('createCliProvider — not found, timeout, abort', () => {
   it('a CLI that is nowhere → cli_not_found', async () => {
     const model = createCliProvider({

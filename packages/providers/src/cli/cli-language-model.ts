@@ -21,7 +21,13 @@ import {
 import { buildCodexArgs, CodexEventReader, parseCodexLine } from './cli-codex.js';
 import { type CliFileSystem, type CliTool, discoverCli, nodeCliFileSystem } from './cli-discovery.js';
 import { cliError } from './cli-errors.js';
-import { buildClaudeMcpArgs, buildClaudeMcpConfig, buildCodexMcpArgs, type CliMcpServer } from './cli-mcp.js';
+import {
+  buildClaudeMcpArgs,
+  buildClaudeMcpConfig,
+  buildCodexMcpArgs,
+  type CliMcpResolver,
+  type CliMcpServer,
+} from './cli-mcp.js';
 import { readCliModelList } from './cli-model-list.js';
 import { CLI_DEFAULT_MODEL } from './cli-models.js';
 import {
@@ -46,8 +52,8 @@ export interface CliProviderSettings extends CliEnvironmentSettings {
   timeoutMs?: number;
   /** Time between SIGTERM and SIGKILL. Default 2000 ms. */
   killGraceMs?: number;
-  /** Attaches an MCP server (HAL's) to every run. */
-  mcp?: CliMcpServer;
+  /** Attaches an MCP server (HAL's) to every run: the same one, or one per call (see {@link CliMcpResolver}). */
+  mcp?: CliMcpServer | CliMcpResolver;
   /** Claude only: extra arguments placed before the prompt. */
   extraArgs?: string[];
   /** Codex only: extra `-c key=value` overrides (values are TOML). */
@@ -118,17 +124,22 @@ function createCliLanguageModel(settings: CliProviderSettings, modelId: string):
     }
     const { system, conversation } = flattenPromptForCli(options.prompt);
     const workDir = await mkdtemp(path.join(settings.tmpDir ?? os.tmpdir(), `hal-${tool}-`));
+    let mcp: CliMcpServer | undefined;
     try {
+      mcp =
+        typeof settings.mcp === 'function'
+          ? await settings.mcp(options.conversation ? { conversation: options.conversation } : {})
+          : settings.mcp;
       const fullPrompt = tool === 'codex' && system ? `${system}\n\n${conversation}` : conversation;
       const promptOnStdin = Buffer.byteLength(fullPrompt) > (settings.maxArgumentPromptBytes ?? 100_000);
       let args: string[];
       if (tool === 'claude') {
         let mcpArgs: string[] | undefined;
-        if (settings.mcp) {
+        if (mcp) {
           const configPath = path.join(workDir, 'hal-mcp.json');
-          await writeFile(configPath, JSON.stringify(buildClaudeMcpConfig(settings.mcp)), { mode: 0o600 });
+          await writeFile(configPath, JSON.stringify(buildClaudeMcpConfig(mcp)), { mode: 0o600 });
           await chmod(configPath, 0o600);
-          mcpArgs = buildClaudeMcpArgs(settings.mcp, configPath);
+          mcpArgs = buildClaudeMcpArgs(mcp, configPath);
         }
         args = buildClaudeArgs({
           prompt: fullPrompt,
@@ -144,7 +155,7 @@ function createCliLanguageModel(settings: CliProviderSettings, modelId: string):
           prompt: fullPrompt,
           model: modelId,
           workDir,
-          mcpArgs: settings.mcp ? buildCodexMcpArgs(settings.mcp) : undefined,
+          mcpArgs: mcp ? buildCodexMcpArgs(mcp) : undefined,
           config: settings.codexConfig,
           promptOnStdin,
         });
@@ -181,6 +192,7 @@ function createCliLanguageModel(settings: CliProviderSettings, modelId: string):
       return result;
     } finally {
       await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+      await Promise.resolve(mcp?.release?.()).catch(() => undefined);
     }
   }
 

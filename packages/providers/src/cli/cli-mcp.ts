@@ -1,3 +1,5 @@
+import type { CallConversation } from '@hal-ai/spec';
+
 /**
  * An MCP server attached to a CLI run (HAL's own MCP server, in practice). It is registered under
  * the name {@link CLI_MCP_SERVER_NAME}, so its tools appear to Claude as `mcp__hal__<tool>`.
@@ -13,7 +15,17 @@ export interface CliMcpServer {
    * the server (`mcp__hal`).
    */
   allowedTools?: string[];
+  /** Called once the run has ended, whatever its outcome (e.g. to revoke a per-run grant that `env` carries). */
+  release?(): void | Promise<void>;
 }
+
+/**
+ * Attaches a server per call: receives the call's conversation (`CallOptions.conversation`: room, turn and
+ * connection, set by the room engine), so the server can act in that conversation. `undefined` attaches none.
+ */
+export type CliMcpResolver = (call: {
+  conversation?: CallConversation;
+}) => CliMcpServer | undefined | Promise<CliMcpServer | undefined>;
 
 /** The server name under which HAL's MCP server is attached. */
 export const CLI_MCP_SERVER_NAME = 'hal';

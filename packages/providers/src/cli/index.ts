@@ -23,7 +23,7 @@ export {
 } from './cli-discovery.js';
 export type { CliProviderSettings } from './cli-language-model.js';
 export { createCliProvider } from './cli-language-model.js';
-export type { CliMcpServer } from './cli-mcp.js';
+export type { CliMcpResolver, CliMcpServer } from './cli-mcp.js';
 export {
   buildClaudeMcpArgs,
   buildClaudeMcpConfig,
