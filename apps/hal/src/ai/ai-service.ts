@@ -22,7 +22,10 @@ import {
 import type { ToolRegistry } from '@hal-ai/tools';
 import type { AuditActor } from '../audit/types.js';
 import type { AppDeps } from '../deps.js';
-import { createKyselyRoomStore } from './rooms/kysely-room-store.js';
+import { createKyselyRoomStore, readRoomSequences } from './rooms/kysely-room-store.js';
+import { trackRoomWrites } from './rooms/room-write-log.js';
+import type { SharedRoomEventHub } from './rooms/shared-room-event-hub.js';
+import { createSqliteRoomEventHub } from './rooms/sqlite-room-event-hub.js';
 import { createHalToolContext, createHalTools, type HalToolContext } from './tools/index.js';
 
 /**
@@ -53,7 +56,11 @@ export interface AiServiceSettings {
   skill: string;
   /** Defaults to the kysely store over `deps.db`. */
   store?: RoomStore;
-  /** Defaults to an in-process hub keeping 500 events per room. */
+  /**
+   * Defaults, with the default store, to the hub shared with the other processes on the database
+   * (`createSqliteRoomEventHub`: cards `hal mcp` posts reach this process's streams); with a given store, to an
+   * in-process hub. Either keeps 500 events per room for replay.
+   */
   events?: RoomEventHub;
   limits?: RoomEngineLimits;
   newId?: () => string;
@@ -112,13 +119,24 @@ function lazyModel(connections: RoomConnections, connection: Connection): Langua
 export function createAiService(settings: AiServiceSettings): AiService {
   const { deps, connections } = settings;
   const registry = settings.registry ?? createHalTools();
-  const store = settings.store ?? createKyselyRoomStore(deps.db, deps.clock);
-  const events =
-    settings.events ??
+  const tracked = settings.store ? undefined : trackRoomWrites(createKyselyRoomStore(deps.db, deps.clock));
+  const store = settings.store ?? (tracked as NonNullable<typeof tracked>).store;
+  const localEvents = () =>
     createRoomEventHub({
       bufferSize: 500,
       onListenerError: (error) => deps.logger.warn({ err: error }, 'room event listener failed'),
     });
+  const shared: SharedRoomEventHub | undefined =
+    settings.events || !tracked
+      ? undefined
+      : createSqliteRoomEventHub({
+          store: tracked.store,
+          writes: tracked.writes,
+          readSequences: readRoomSequences(deps.db),
+          local: localEvents(),
+          onError: (error) => deps.logger.warn({ err: error }, 'watching the rooms of other processes failed'),
+        });
+  const events = settings.events ?? shared ?? localEvents();
   const actions = {
     async get(id: string) {
       const record = await store.getAction(id);
@@ -273,6 +291,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
       for (const connection of await connections.list().catch(() => [])) engine.cancelTurnsOf(connection.id);
       await engine.idle();
       await syncing;
+      await shared?.close();
     },
   };
 }

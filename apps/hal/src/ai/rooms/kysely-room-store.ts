@@ -615,3 +615,21 @@ export function createKyselyRoomStore(
   };
   return store;
 }
+
+/**
+ * The rooms' counters (`last_seq`) in one query, for the watcher of the shared database
+ * (`createSqliteRoomEventHub`); rooms that no longer exist are left out.
+ */
+export function readRoomSequences(
+  db: Kysely<Database>,
+): (roomIds: readonly string[]) => Promise<Map<string, number>> {
+  return async (roomIds) => {
+    if (roomIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('ai_rooms')
+      .select(['id', 'last_seq'])
+      .where('id', 'in', [...roomIds])
+      .execute();
+    return new Map(rows.map((row) => [row.id, row.last_seq]));
+  };
+}
