@@ -134,7 +134,8 @@ export function createAiService(settings: AiServiceSettings): AiService {
           writes: tracked.writes,
           readSequences: readRoomSequences(deps.db),
           local: localEvents(),
-          onError: (error) => deps.logger.warn({ err: error }, 'watching the rooms of other processes failed'),
+          onError: (error) =>
+            deps.logger.warn({ err: error }, 'watching the rooms of other processes failed'),
         });
   const events = settings.events ?? shared ?? localEvents();
   const actions = {

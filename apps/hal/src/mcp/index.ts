@@ -7,4 +7,4 @@ export { buildMcpConfigSnippets, createMcpConfigRoutes } from './mcp-config-rout
 export type { McpHost, McpHostSettings } from './mcp-host.js';
 export { HAL_MCP_TOOLS_ENV, mcpClientLabel, openMcpHost, parseMcpToolSelection } from './mcp-host.js';
 export type { HalMcpLaunch, HalMcpLaunchSettings } from './mcp-launch.js';
-export { halMcpLaunch, resolveHalMcpBin } from './mcp-launch.js';
+export { halMcpLaunch, resolveHalMcpBin, resolveHalMcpEntry } from './mcp-launch.js';

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { HAL_TOOL_NAMES } from '../ai/tools/index.js';
 import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
-import { type HalMcpLaunch, halMcpLaunch } from './mcp-launch.js';
+import { type HalMcpLaunch, halMcpLaunch, resolveHalMcpBin } from './mcp-launch.js';
 
 /** Settings of {@link createMcpConfigRoutes} (tests pin the paths). */
 export interface McpConfigRouteSettings {
@@ -80,7 +80,8 @@ export function createMcpConfigRoutes(deps: AppDeps, settings: McpConfigRouteSet
   routes.get('/mcp-config', (c) => {
     const launch = halMcpLaunch({
       dataDir: deps.config.dataDir,
-      ...(settings.binPath ? { binPath: settings.binPath } : {}),
+      // Outside clients get the built bin (what an operator installs), never the sources' loader line.
+      binPath: settings.binPath ?? resolveHalMcpBin(),
       ...(settings.nodePath ? { nodePath: settings.nodePath } : {}),
     });
     return c.json(buildMcpConfigSnippets(launch));

@@ -17,6 +17,8 @@ function cli(overrides: Partial<CliStatus>): CliStatus {
     loggedIn: true,
     loginHint: null,
     defaultModel: null,
+    models: ['sonnet'],
+    modelsSource: 'builtin',
     error: null,
     ...overrides,
   };

@@ -1,4 +1,4 @@
-import type { CliMcpServer, CliSpawn, CliTool } from '@hal-ai/providers/cli';
+import type { CliMcpResolver, CliMcpServer, CliSpawn, CliTool } from '@hal-ai/providers/cli';
 import type { ToolSelection } from '@hal-ai/tools';
 import { type ConnectionRow, rowTools } from './connection-store.js';
 
@@ -13,9 +13,10 @@ export interface ConnectionCliSettings {
   /**
    * HAL's MCP server, attached to every CLI run (read tools; approval requests for the rest).
    * A function receives the connection's tool selection, so its preset decides which HAL tools
-   * the CLI may call (`none` → no server).
+   * the CLI may call (`none` → no server); it may answer a per-call resolver, which gets each
+   * call's conversation (room, turn, connection).
    */
-  mcp?: CliMcpServer | ((selection: ToolSelection) => CliMcpServer | undefined);
+  mcp?: CliMcpServer | ((selection: ToolSelection) => CliMcpServer | CliMcpResolver | undefined);
 }
 
 /** The settings every CLI call shares (discovery and environment), read at call time. */
@@ -37,7 +38,10 @@ export function rowCliTool(row: ConnectionRow): CliTool {
 }
 
 /** The MCP attachment of a local CLI run, by the connection's tool selection. */
-export function cliMcpFor(cli: ConnectionCliSettings, row: ConnectionRow): { mcp?: CliMcpServer } {
+export function cliMcpFor(
+  cli: ConnectionCliSettings,
+  row: ConnectionRow,
+): { mcp?: CliMcpServer | CliMcpResolver } {
   const mcp = cli.mcp;
   if (!mcp) return {};
   if (typeof mcp !== 'function') return { mcp };

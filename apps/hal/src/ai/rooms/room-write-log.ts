@@ -12,14 +12,33 @@ import type { RoomStore } from '@hal-ai/rooms';
 export interface RoomWriteLog {
   /** True while a write of this process that moves the room's counter is under way. */
   writing(roomId: string): boolean;
-  /** True when this process wrote counter value `seq` of the room (recorded for watched rooms only). */
+  /** True when this process wrote counter value `seq` of the room (and it was not forgotten since). */
   wrote(roomId: string, seq: number): boolean;
-  /** Starts recording the room's values (a watcher began to follow it). */
-  watch(roomId: string): void;
-  /** Stops recording and forgets the room's values. */
-  unwatch(roomId: string): void;
-  /** Forgets the room's values up to `seq` (the watcher has passed them). */
+  /** Forgets the room's values up to `seq` (a watcher has passed them). */
   forget(roomId: string, seq: number): void;
+}
+
+/**
+ * A room's recorded values as sorted, disjoint, non-adjacent `[first, last]` ranges: this process's writes are
+ * mostly consecutive, so the record stays a handful of numbers however long nobody watches the room.
+ */
+type Ranges = Array<[number, number]>;
+
+function addValue(ranges: Ranges, value: number): void {
+  let index = ranges.findIndex(([, last]) => last >= value - 1);
+  if (index < 0) index = ranges.length;
+  const range = ranges[index];
+  if (range && range[0] <= value + 1) {
+    range[0] = Math.min(range[0], value);
+    range[1] = Math.max(range[1], value);
+    const next = ranges[index + 1];
+    if (next && next[0] <= range[1] + 1) {
+      range[1] = Math.max(range[1], next[1]);
+      ranges.splice(index + 1, 1);
+    }
+  } else {
+    ranges.splice(index, 0, [value, value]);
+  }
 }
 
 /**
@@ -33,7 +52,7 @@ export function trackRoomWrites(inner: RoomStore): { store: RoomStore; writes: R
   const underWay = new Map<string, number>();
   // A transition names only its action: until it returns, its room is unknown, so it counts for every room.
   let unknownRoom = 0;
-  const recorded = new Map<string, Set<number>>();
+  const recorded = new Map<string, Ranges>();
 
   const begin = (roomId: string | null) => {
     if (roomId === null) unknownRoom += 1;
@@ -47,7 +66,14 @@ export function trackRoomWrites(inner: RoomStore): { store: RoomStore; writes: R
       }
     };
   };
-  const record = (roomId: string, seq: number) => recorded.get(roomId)?.add(seq);
+  const record = (roomId: string, seq: number) => {
+    let ranges = recorded.get(roomId);
+    if (!ranges) {
+      ranges = [];
+      recorded.set(roomId, ranges);
+    }
+    addValue(ranges, seq);
+  };
   const tracked = async <T>(
     roomId: string | null,
     work: () => Promise<T>,
@@ -100,17 +126,14 @@ export function trackRoomWrites(inner: RoomStore): { store: RoomStore; writes: R
 
   const writes: RoomWriteLog = {
     writing: (roomId) => unknownRoom > 0 || (underWay.get(roomId) ?? 0) > 0,
-    wrote: (roomId, seq) => recorded.get(roomId)?.has(seq) ?? false,
-    watch(roomId) {
-      if (!recorded.has(roomId)) recorded.set(roomId, new Set());
-    },
-    unwatch(roomId) {
-      recorded.delete(roomId);
-    },
+    wrote: (roomId, seq) =>
+      recorded.get(roomId)?.some(([first, last]) => first <= seq && seq <= last) ?? false,
     forget(roomId, seq) {
-      const values = recorded.get(roomId);
-      if (!values) return;
-      for (const value of values) if (value <= seq) values.delete(value);
+      const ranges = recorded.get(roomId);
+      if (!ranges) return;
+      while (ranges[0] && ranges[0][1] <= seq) ranges.shift();
+      if (ranges[0] && ranges[0][0] <= seq) ranges[0][0] = seq + 1;
+      if (ranges.length === 0) recorded.delete(roomId);
     },
   };
   return { store, writes };

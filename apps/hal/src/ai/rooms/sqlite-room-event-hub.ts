@@ -26,7 +26,7 @@ export interface SqliteRoomEventHubSettings {
 }
 
 interface Watched {
-  /** Subscriptions open on this room. */
+  /** Subscriptions open on this room (0: not looked at, but where the last look ended is kept). */
   listeners: number;
   /** Counter value up to which the room has been looked at; `undefined` until the first read. */
   seen: number | undefined;
@@ -39,8 +39,10 @@ interface Watched {
  * did not write (`RoomWriteLog`) are published to the local subscribers as `message` / `action` events. Nobody
  * listening: no timer, no reads.
  *
- * A room's first subscriber starts its watch at the counter's value of that moment (read at once): rows stored
- * before are the catch-up route's business (`GET …/messages?after=<seq>`), as for any SSE client.
+ * A room's very first subscriber starts its watch at the counter's value of that moment (read at once): rows stored
+ * before are the catch-up route's business (`GET …/messages?after=<seq>`), as for any SSE client. When a room's
+ * last subscriber leaves, where the watch ended is kept: the next subscriber (a panel reconnecting with its
+ * `Last-Event-ID`) first gets what other processes stored meanwhile.
  *
  * @example
  * const { store, writes } = trackRoomWrites(createKyselyRoomStore(db, clock));
@@ -66,7 +68,7 @@ export function createSqliteRoomEventHub(settings: SqliteRoomEventHubSettings): 
       settings.store.listActions(roomId, { afterSeq: seen }),
     ]);
     // A write of this process that began while the rows were read may be among them, unrecorded: look again later.
-    if (writes.writing(roomId) || watched.get(roomId) !== room || room.seen !== seen) return;
+    if (writes.writing(roomId) || room.seen !== seen) return;
     const found: Array<{ seq: number; event: RoomEvent }> = [
       ...messages.map((message) => ({ seq: message.seq, event: { type: 'message', message } as RoomEvent })),
       ...actions.map((action) => ({
@@ -84,7 +86,7 @@ export function createSqliteRoomEventHub(settings: SqliteRoomEventHubSettings): 
   };
 
   const look = async () => {
-    const rooms = [...watched.keys()];
+    const rooms = [...watched].filter(([, room]) => room.listeners > 0).map(([roomId]) => roomId);
     if (rooms.length === 0) return;
     const sequences = await settings.readSequences(rooms);
     await Promise.all(
@@ -109,26 +111,31 @@ export function createSqliteRoomEventHub(settings: SqliteRoomEventHubSettings): 
         looking = undefined;
       });
   };
+  const listening = () => [...watched.values()].some((room) => room.listeners > 0);
   const follow = (roomId: string) => {
-    const room = watched.get(roomId);
-    if (room) {
-      room.listeners += 1;
-      return;
+    let room = watched.get(roomId);
+    if (!room) {
+      room = { listeners: 0, seen: undefined };
+      watched.set(roomId, room);
     }
-    const created: Watched = { listeners: 1, seen: undefined };
-    watched.set(roomId, created);
-    writes.watch(roomId);
-    if (closed) return;
-    // The watch starts now, not at the next tick: read the counter at once (a failed read is retried by the ticks).
-    settings
-      .readSequences([roomId])
-      .then((sequences) => {
-        const lastSeq = sequences.get(roomId);
-        if (watched.get(roomId) !== created || created.seen !== undefined || lastSeq === undefined) return;
-        created.seen = lastSeq;
-        writes.forget(roomId, lastSeq);
-      })
-      .catch(report);
+    room.listeners += 1;
+    if (closed || room.listeners > 1) return;
+    const first = room;
+    if (first.seen === undefined) {
+      // The watch starts now, not at the next tick: read the counter at once (a failed read is retried by the ticks).
+      settings
+        .readSequences([roomId])
+        .then((sequences) => {
+          const lastSeq = sequences.get(roomId);
+          if (first.seen !== undefined || lastSeq === undefined) return;
+          first.seen = lastSeq;
+          writes.forget(roomId, lastSeq);
+        })
+        .catch(report);
+    } else {
+      // Watched before: what other processes stored since the last look comes first.
+      tick();
+    }
     if (!timer) {
       timer = setInterval(tick, intervalMs);
       timer.unref?.();
@@ -136,12 +143,9 @@ export function createSqliteRoomEventHub(settings: SqliteRoomEventHubSettings): 
   };
   const leave = (roomId: string) => {
     const room = watched.get(roomId);
-    if (!room) return;
+    if (!room || room.listeners === 0) return;
     room.listeners -= 1;
-    if (room.listeners > 0) return;
-    watched.delete(roomId);
-    writes.unwatch(roomId);
-    if (watched.size === 0 && timer) {
+    if (!listening() && timer) {
       clearInterval(timer);
       timer = undefined;
     }
