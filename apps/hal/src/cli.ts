@@ -15,6 +15,7 @@ import {
 import { environmentHelp } from './cli-environment.js';
 import { HAL_VERSION, type HalConfig, loadConfig } from './config.js';
 import { systemClock } from './core/clock.js';
+import { preparePrivateDataDir } from './data-dir.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createLogger } from './logger.js';
@@ -40,7 +41,7 @@ async function withDatabase(
 ) {
   const config = configOrExit(context);
   if (config === null) return 1;
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  preparePrivateDataDir(config.dataDir);
   const database = openDatabase(databasePath(config.dataDir));
   try {
     await migrateToLatest(database.db);
@@ -119,7 +120,7 @@ export const commands: Record<string, CliCommand> = {
     async run(context) {
       const config = configOrExit(context);
       if (config === null) return 1;
-      fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+      preparePrivateDataDir(config.dataDir);
       const database = openDatabase(databasePath(config.dataDir));
       try {
         const { applied } = await migrateToLatest(database.db);

@@ -16,6 +16,7 @@ import { countOperators, createOperator } from './auth/auth-operators.js';
 import type { HalConfig } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { createHalCore, LOCAL_SERVER_ID } from './core/hal-core.js';
+import { preparePrivateDataDir } from './data-dir.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type AppDeps, createDeps } from './deps.js';
@@ -65,7 +66,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   let redactSecrets: (value: unknown) => unknown = (value) => value;
   const logger = options.logger ?? createLogger({ redact: (value) => redactSecrets(value) });
   const output = options.output ?? process.stdout;
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const { widenedMode } = preparePrivateDataDir(config.dataDir);
+  if (widenedMode !== null) {
+    logger.warn(
+      { dataDir: config.dataDir, mode: widenedMode },
+      `the data folder was ${widenedMode} (readable by others); it is now 0700`,
+    );
+  }
   const database = openDatabase(databasePath(config.dataDir));
   let startedCore: { stop(): Promise<void> } | undefined;
   try {

@@ -153,7 +153,7 @@ export function createReleaseFunctions(ctx: CoreContext) {
         throw new HalError('release_exists', `${args.module}@${args.version} is already registered`);
       }
       const target = artifactPath(ctx.dataDir, args.module, args.version);
-      await fs.mkdir(path.dirname(target), { recursive: true });
+      await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       // Never overwrite an artifact a racing registration already placed.
       const placed = `${target}.${ctx.newId('up')}`;
       await moveFile(args.artifact, placed);

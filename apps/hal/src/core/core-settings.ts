@@ -396,9 +396,9 @@ export function createSettingsApplyHandler(
         const server = await loadServer(ctx.db, serverId);
         const values = await settings.renderable(serverId);
         const dir = path.join(ctx.dataDir, 'settings');
-        await fs.mkdir(dir, { recursive: true });
+        await fs.mkdir(dir, { recursive: true, mode: 0o700 });
         const file = path.join(dir, `${serverId}.json`);
-        await fs.writeFile(`${file}.tmp`, `${JSON.stringify(values, null, 2)}\n`);
+        await fs.writeFile(`${file}.tmp`, `${JSON.stringify(values, null, 2)}\n`, { mode: 0o600 });
         await fs.rename(`${file}.tmp`, file);
         log(`${server.name}: ${Object.keys(values).length} value(s) written`);
         state[serverId] = { appliedAt: ctx.nowIso() };

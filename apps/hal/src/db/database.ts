@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
+import { preparePrivateDatabaseFile } from '../data-dir.js';
 import type { Database } from './schema.js';
 import { cachedStatements } from './statement-cache.js';
 
@@ -14,12 +15,15 @@ export interface OpenDatabase {
  * Opens (creating if needed) a SQLite database for HAL: WAL so `hal mcp` can read while `hal serve`
  * writes, `synchronous = NORMAL` (no fsync per commit), a 5 s busy timeout for the moments both
  * write, enforced foreign keys, and prepared statements reused per SQL text (see `cachedStatements`).
+ * A file database and its companions are made private (`0600`) first.
  * Pass `':memory:'` in tests where the file is not the point.
  *
  * @example
  * const { db, close } = openDatabase('/var/lib/hal/hal.db');
  */
 export function openDatabase(file: string): OpenDatabase {
+  // The file and its WAL/SHM are 0600 (SQLite gives the companions the main file's mode).
+  if (file !== ':memory:' && !file.startsWith('file:')) preparePrivateDatabaseFile(file);
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   // NORMAL, not the default FULL: in WAL mode NORMAL syncs only at checkpoints, so a commit no
