@@ -27,6 +27,7 @@ export type {
   Action,
   ActionStatus,
   AuthMethod,
+  CliCheckView,
   Connection,
   ConnectionStatus,
   ContentBlock,

@@ -141,7 +141,20 @@ export type ConnectionStatus = 'active' | 'disabled' | 'reauth_required' | 'erro
 export type SecretView =
   | { hasKey: boolean; hint: string | null }
   | { hasToken: boolean; expiresAt: string | null; hasRefresh: boolean }
-  | { cli: true; tool: 'claude' | 'codex' };
+  | ({ cli: true; tool: 'claude' | 'codex' } & Partial<CliCheckView>);
+
+/**
+ * What the last check of a local CLI connection found (beside `{cli: true, tool}`; absent before the first check).
+ * Never the CLI's credentials: HAL reads no credential file.
+ */
+export interface CliCheckView {
+  /** The executable that was checked (absolute), or null when none was found. */
+  path: string | null;
+  version: string | null;
+  /** `null` when the login state could not be read. */
+  loggedIn: boolean | null;
+  checkedAt: string;
+}
 
 /** A model connection as the HTTP API shows it (SPEC §14). */
 export interface Connection {

@@ -4,14 +4,8 @@ import {
   connectionStatusAfterAuthFailure,
   connectionVerdictFromCli,
 } from '@hal-ai/providers';
-import {
-  CLI_DEFAULT_MODEL,
-  type CliStatus,
-  type CliTool,
-  createCliProvider,
-  getCliStatus,
-} from '@hal-ai/providers/cli';
-import type { ConnectionStatus, ErrorInfo, ModelInfo } from '@hal-ai/spec';
+import { CLI_DEFAULT_MODEL, type CliStatus, type CliTool, getCliStatus } from '@hal-ai/providers/cli';
+import type { CliCheckView, ConnectionStatus, ErrorInfo, ModelInfo } from '@hal-ai/spec';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../logger.js';
 import { type ConnectionCliSettings, cliRunSettings, rowCliTool } from './connection-cli.js';
@@ -70,16 +64,20 @@ export function createConnectionChecks(settings: ConnectionChecksSettings): Conn
     const verdict = connectionVerdictFromCli(status);
     let listed: ModelInfo[] = [];
     if (verdict.status === 'active') {
-      const provider = createCliProvider({
-        tool,
-        model: row.model ?? status.defaultModel ?? CLI_DEFAULT_MODEL[tool],
-      });
-      listed = await provider.listModels();
+      // The CLI's own list (Codex's models_cache.json, Claude Code's aliases), read as the CLI sees its home.
+      const chosen = row.model ?? status.defaultModel ?? CLI_DEFAULT_MODEL[tool];
+      listed = [chosen, ...status.models.filter((id) => id !== chosen)].map((id) => ({ id }));
     }
     const updated = await store.patch(row.id, {
       status: row.status === 'disabled' ? 'disabled' : verdict.status,
       last_error: verdict.lastError ? JSON.stringify(verdict.lastError) : null,
       last_checked_at: checkedAt,
+      cli_check: JSON.stringify({
+        path: status.path,
+        version: status.version,
+        loggedIn: status.loggedIn,
+        checkedAt,
+      } satisfies CliCheckView),
       ...(listed.length > 0 ? { models: JSON.stringify(listed.map((model) => model.id)) } : {}),
       ...(row.model === null && status.defaultModel ? { model: status.defaultModel } : {}),
     });

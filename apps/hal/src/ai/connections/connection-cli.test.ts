@@ -9,6 +9,7 @@ import {
   type ConnectionsTestApp,
   createConnectionsTestApp,
   installFakeClaude,
+  installFakeCodex,
 } from './connection-fakes.test-support.js';
 
 const api = (path = '') => `/ops/api/ai${path}`;
@@ -66,17 +67,65 @@ describe('local CLI connections', () => {
     ]);
   });
 
+  it("codex: the models come from the CLI's own models_cache.json and the default from config.toml", async () => {
+    const file = installFakeCodex(binDir, { loggedIn: true });
+    fs.mkdirSync(path.join(home, '.codex'));
+    fs.writeFileSync(path.join(home, '.codex', 'config.toml'), 'model = "gpt-acct-b"\n');
+    fs.writeFileSync(
+      path.join(home, '.codex', 'models_cache.json'),
+      JSON.stringify({
+        fetched_at: '2026-11-30T08:00:00Z',
+        client_version: '0.171.0',
+        models: [
+          { slug: 'gpt-acct-b', visibility: 'list', priority: 2 },
+          { slug: 'codex-internal', visibility: 'hide', priority: 0 },
+          { slug: 'gpt-acct-a', visibility: 'list', priority: 1 },
+        ],
+      }),
+    );
+    const created = await t.call('POST', api('/connections'), session, {
+      provider: 'local-cli',
+      name: 'codex',
+      auth: 'cli',
+      cli: { tool: 'codex' },
+    });
+    expect(created.body.connection).toMatchObject({
+      status: 'active',
+      model: 'gpt-acct-b',
+      models: ['gpt-acct-b', 'gpt-acct-a'],
+      secret: { cli: true, tool: 'codex', path: file, version: '0.171.0', loggedIn: true },
+    });
+    const refused = await t.call('PATCH', api(`/connections/${created.body.connection.id}`), session, {
+      model: 'gpt-5.5',
+    });
+    expect(refused.body.error.code).toBe('model_unavailable');
+  });
+
   it('a logged-out CLI needs a login (reauth_required with the hint); logged in it is active', async () => {
     const file = installFakeClaude(binDir, { loggedIn: false, version: '2.1.197' });
     const created = await t.call('POST', api('/connections'), session, claudeBody);
     expect(created.body.connection.status).toBe('reauth_required');
     expect(created.body.connection.lastError.code).toBe('cli_not_logged_in');
     expect(created.body.connection.lastError.message).toMatch(/claude auth login/);
+    expect(created.body.connection.secret).toMatchObject({ cli: true, path: file, loggedIn: false });
 
     installFakeClaude(binDir, { loggedIn: true, version: '2.1.197' });
     const checked = await t.call('POST', api(`/connections/${created.body.connection.id}/test`), session);
     expect(checked.status).toBe(200);
     expect(checked.body.connection).toMatchObject({ status: 'active', lastError: null });
+    // Check stores what it found about the CLI on the connection: path, version, login state and when.
+    expect(checked.body.connection.secret).toEqual({
+      cli: true,
+      tool: 'claude',
+      path: file,
+      version: '2.1.197',
+      loggedIn: true,
+      checkedAt: checked.body.connection.lastCheckedAt,
+    });
+    expect((await t.call('GET', api('/connections'), session)).body.connections[0].secret).toMatchObject({
+      path: file,
+      loggedIn: true,
+    });
     expect(checked.body.connection.models).toContain('sonnet');
     expect(checked.body.models.map((model: { id: string }) => model.id)).toContain('sonnet');
 

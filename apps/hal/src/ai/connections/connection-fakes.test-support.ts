@@ -165,3 +165,19 @@ process.exit(2);
   fs.writeFileSync(file, script, { mode: 0o755 });
   return file;
 }
+
+/** Writes a fake `codex` into `dir`: `--version`, and `login status` answering on stderr as Codex does. */
+export function installFakeCodex(dir: string, behaviour: { loggedIn: boolean; version?: string }): string {
+  const file = path.join(dir, 'codex');
+  const script = `#!/usr/bin/env node
+const argv = process.argv.slice(2);
+if (argv[0] === '--version') { console.log('codex-cli ' + ${JSON.stringify(behaviour.version ?? '0.171.0')}); process.exit(0); }
+if (argv[0] === 'login' && argv[1] === 'status') {
+  console.error(${behaviour.loggedIn ? "'Logged in using ChatGPT'" : "'Not logged in'"});
+  process.exit(${behaviour.loggedIn ? 0 : 1});
+}
+process.exit(2);
+`;
+  fs.writeFileSync(file, script, { mode: 0o755 });
+  return file;
+}

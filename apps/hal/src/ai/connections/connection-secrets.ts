@@ -1,6 +1,6 @@
 import type { OAuthTokens } from '@hal-ai/providers';
 import type { CliTool } from '@hal-ai/providers/cli';
-import type { SecretView } from '@hal-ai/spec';
+import type { CliCheckView, SecretView } from '@hal-ai/spec';
 import type { Vault } from '@hal-ai/vault';
 import { type ConnectionRow, parseColumn } from './connection-store.js';
 
@@ -119,7 +119,11 @@ export function createConnectionSecrets(settings: ConnectionSecretsSettings): Co
       }
     },
     async view(row) {
-      if (row.auth === 'cli') return { cli: true, tool: (row.cli_tool ?? 'claude') as CliTool };
+      if (row.auth === 'cli') {
+        // What the last check found (path, version, login state) rides along; never a credential.
+        const found = row.cli_check ? (JSON.parse(row.cli_check) as CliCheckView) : undefined;
+        return { cli: true, tool: (row.cli_tool ?? 'claude') as CliTool, ...(found ?? {}) };
+      }
       if (row.auth === 'oauth') {
         const held = await tokens(row.id);
         return {

@@ -398,6 +398,7 @@ export function createConnectionService(
         last_error: null,
         oauth: input.auth === 'oauth' ? JSON.stringify(oauthSettings) : null,
         cli_tool: input.cli?.tool ?? null,
+        cli_check: null,
         created_at: nowIso(),
         updated_at: nowIso(),
       };

@@ -5,6 +5,7 @@ import * as vault from './0003-vault.js';
 import * as aiConnections from './0004-ai-connections.js';
 import * as aiRooms from './0005-ai-rooms.js';
 import * as loginCounters from './0006-login-counters.js';
+import * as aiCliCheckMcpGrants from './0007-ai-cli-check-mcp-grants.js';
 
 /**
  * Every migration, in order. A static provider (no directory scanning) so the bundled `hal`
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0004-ai-connections': aiConnections,
   '0005-ai-rooms': aiRooms,
   '0006-login-counters': loginCounters,
+  '0007-ai-cli-check-mcp-grants': aiCliCheckMcpGrants,
 };
 
 /** The migration provider `hal db migrate` and start-up use. */

@@ -28,6 +28,8 @@ export interface AiConnectionsTable {
   oauth: string | null;
   /** `claude | codex` for `local-cli` connections. */
   cli_tool: string | null;
+  /** JSON `{path, version, loggedIn, checkedAt}` of the last check of a `local-cli` connection, or null before one. */
+  cli_check: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -46,8 +48,21 @@ export interface AiOauthStatesTable {
   created_at: string;
 }
 
+/** A grant to the `hal mcp` attached to one CLI run: its proposals belong to this room, connection and turn. */
+export interface AiMcpGrantsTable {
+  /** Hex SHA-256 of the token the run's MCP server carries. */
+  token_hash: string;
+  room_id: string;
+  connection_id: string;
+  turn_id: string | null;
+  /** Epoch ms after which the grant is refused (it is also deleted when the run ends). */
+  expires_at: number;
+  created_at: string;
+}
+
 /** The AI connections' tables. */
 export interface AiConnectionTables {
   ai_connections: AiConnectionsTable;
   ai_oauth_states: AiOauthStatesTable;
+  ai_mcp_grants: AiMcpGrantsTable;
 }
