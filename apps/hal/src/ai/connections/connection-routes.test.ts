@@ -92,7 +92,15 @@ describe('/ops/api/ai/connections', () => {
       cli: { tool: 'codex' },
     });
     expect(second.status).toBe(201);
-    expect(second.body.connection.secret).toEqual({ cli: true, tool: 'codex' });
+    // No codex on this machine's search path: the check says so on the connection.
+    expect(second.body.connection.secret).toEqual({
+      cli: true,
+      tool: 'codex',
+      path: null,
+      version: null,
+      loggedIn: null,
+      checkedAt: second.body.connection.lastCheckedAt,
+    });
 
     const listed = await t.call('GET', api(), session);
     expect(listed.status).toBe(200);
