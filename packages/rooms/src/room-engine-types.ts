@@ -2,7 +2,14 @@
  * The public types of the room engine: what the app injects (participants, tool contexts, audit, limits,
  * scheduling) and what it calls. Kept apart from the parts so each part can name them without a cycle.
  */
-import type { Action, ContentBlock, ErrorInfo, LanguageModel, RoomMessage } from '@hal-ai/spec';
+import type {
+  Action,
+  ContentBlock,
+  ErrorInfo,
+  LanguageModel,
+  ReasoningLevel,
+  RoomMessage,
+} from '@hal-ai/spec';
 import type { ToolRegistry, ToolSelection } from '@hal-ai/tools';
 import type { RoomEventHub } from './room-events.js';
 import type { PageContext, ParticipantIdentity } from './room-prompt.js';
@@ -25,6 +32,8 @@ export interface RoomParticipant {
   modelId: string;
   /** Which tools this connection may use. */
   toolSelection: ToolSelection;
+  /** How hard the model thinks (the connection's setting); absent or `off` asks for nothing. */
+  reasoning?: ReasoningLevel;
 }
 
 /** A participant as the participant list shows it (no model needed). */

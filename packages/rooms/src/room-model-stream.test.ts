@@ -30,7 +30,65 @@ const openEnded = (parts: StreamPart[]): LanguageModel => ({
   },
 });
 
+/** A model whose stream yields exactly `parts`, then ends. */
+const replay = (parts: StreamPart[]): LanguageModel => ({
+  provider: 'test',
+  modelId: 'replay',
+  async doGenerate() {
+    throw new Error('stream only');
+  },
+  async doStream() {
+    return {
+      stream: new ReadableStream<StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    };
+  },
+});
+
 describe('consumeModelStream', () => {
+  it("keeps reasoning apart from the text and every part's provider data, and sends no reasoning as a delta", async () => {
+    const deltas: string[] = [];
+    const model = replay([
+      { type: 'reasoning-start', id: 'r' },
+      { type: 'reasoning-delta', id: 'r', delta: 'Need the ' },
+      { type: 'reasoning-delta', id: 'r', delta: 'server list.' },
+      { type: 'reasoning-end', id: 'r', providerMetadata: { anthropic: { signature: 'sig-1' } } },
+      { type: 'text-start', id: 't' },
+      { type: 'text-delta', id: 't', delta: 'Checking.' },
+      { type: 'text-end', id: 't', providerMetadata: { gemini: { thoughtSignature: 'text-sig' } } },
+      {
+        type: 'tool-call',
+        toolCallId: 'c1',
+        toolName: 'hal_servers_list',
+        input: {},
+        providerMetadata: { gemini: { thoughtSignature: 'call-sig' } },
+      },
+      { type: 'finish', finishReason: 'tool-calls' },
+    ]);
+    const outcome = await consumeModelStream(model, { prompt }, (text) => deltas.push(text));
+    expect(outcome.blocks).toEqual([
+      {
+        type: 'reasoning',
+        text: 'Need the server list.',
+        providerMetadata: { anthropic: { signature: 'sig-1' } },
+      },
+      { type: 'text', text: 'Checking.', providerMetadata: { gemini: { thoughtSignature: 'text-sig' } } },
+      {
+        type: 'tool-call',
+        toolCallId: 'c1',
+        toolName: 'hal_servers_list',
+        input: {},
+        providerMetadata: { gemini: { thoughtSignature: 'call-sig' } },
+      },
+    ]);
+    expect(outcome.toolCalls).toEqual([outcome.blocks[2]]);
+    expect(deltas).toEqual(['Checking.']);
+  });
+
   it('merges text deltas into one block, reports each delta, and keeps only numeric usage', async () => {
     const deltas: string[] = [];
     const model = createScriptedModel({

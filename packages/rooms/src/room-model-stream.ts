@@ -22,7 +22,10 @@ export type ToolCallBlock = Extract<ContentBlock, { type: 'tool-call' }>;
 
 /** What one model response amounted to. */
 export interface ModelStreamOutcome {
-  /** Text (deltas merged) and tool calls, in stream order. */
+  /**
+   * Reasoning, text (deltas merged) and tool calls, in stream order, each with the provider's opaque data
+   * (`providerMetadata`) so the next call can send it back unchanged. Reasoning is kept, never shown or relayed.
+   */
   blocks: ContentBlock[];
   toolCalls: ToolCallBlock[];
   /** Only what the provider reported; `null` when it reported nothing. */
@@ -64,6 +67,7 @@ export async function consumeModelStream(
   let error: ErrorInfo | null = null;
   let finished = false;
   let reader: ReadableStreamDefaultReader<StreamPart> | undefined;
+  const reasoning = new Map<string, Extract<ContentBlock, { type: 'reasoning' }>>();
   const signal = options.abortSignal;
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {
@@ -91,12 +95,27 @@ export async function consumeModelStream(
         if (last?.type === 'text') last.text += part.delta;
         else blocks.push({ type: 'text', text: part.delta });
         onDelta(part.delta);
+      } else if (part.type === 'text-end') {
+        const last = blocks.at(-1);
+        if (part.providerMetadata && last?.type === 'text') last.providerMetadata = part.providerMetadata;
+      } else if (part.type === 'reasoning-start') {
+        const block = { type: 'reasoning' as const, text: '' };
+        reasoning.set(part.id, block);
+        blocks.push(block);
+      } else if (part.type === 'reasoning-delta') {
+        const block = reasoning.get(part.id);
+        if (block) block.text += part.delta;
+      } else if (part.type === 'reasoning-end') {
+        const block = reasoning.get(part.id);
+        if (block && part.providerMetadata) block.providerMetadata = part.providerMetadata;
+        reasoning.delete(part.id);
       } else if (part.type === 'tool-call') {
         const block: ToolCallBlock = {
           type: 'tool-call',
           toolCallId: part.toolCallId,
           toolName: part.toolName,
           input: part.input,
+          ...(part.providerMetadata ? { providerMetadata: part.providerMetadata } : {}),
         };
         blocks.push(block);
         toolCalls.push(block);

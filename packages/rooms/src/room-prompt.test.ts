@@ -30,6 +30,65 @@ function message(
 const nameOf = (id: string) => ({ a: 'Alpha', b: 'Beta' })[id] ?? id;
 
 describe('buildHistory', () => {
+  it("sends this model's reasoning, text and calls back in stored order with their provider data", () => {
+    const history = buildHistory(
+      [
+        message('user', [{ type: 'text', text: 'check' }]),
+        message(
+          'assistant',
+          [
+            { type: 'reasoning', text: 'thinking', providerMetadata: { anthropic: { signature: 's1' } } },
+            { type: 'reasoning', text: 'no data, no use' },
+            { type: 'text', text: 'Looking.', providerMetadata: { gemini: { thoughtSignature: 't1' } } },
+            {
+              type: 'tool-call',
+              toolCallId: 'x',
+              toolName: 'hal_health',
+              input: {},
+              providerMetadata: { gemini: { thoughtSignature: 'c1' } },
+            },
+          ],
+          { connectionId: 'a' },
+        ),
+        message('tool', [{ type: 'tool-result', toolCallId: 'x', toolName: 'hal_health', output: 'ok' }]),
+        message(
+          'assistant',
+          [
+            { type: 'reasoning', text: 'private', providerMetadata: { anthropic: { signature: 's2' } } },
+            { type: 'text', text: 'beta' },
+          ],
+          {
+            connectionId: 'b',
+          },
+        ),
+      ],
+      { selfId: 'a', nameOf },
+    );
+    expect(history).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'check' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'reasoning', text: 'thinking', providerMetadata: { anthropic: { signature: 's1' } } },
+          { type: 'text', text: 'Looking.', providerMetadata: { gemini: { thoughtSignature: 't1' } } },
+          {
+            type: 'tool-call',
+            toolCallId: 'x',
+            toolName: 'hal_health',
+            input: {},
+            providerMetadata: { gemini: { thoughtSignature: 'c1' } },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId: 'x', toolName: 'hal_health', output: 'ok' }],
+      },
+      // Another model's reasoning never reaches this one.
+      { role: 'user', content: [{ type: 'text', text: '[Beta]: beta' }] },
+    ]);
+  });
+
   it("places each own call's result right after it even when another model wrote in between", () => {
     const history = buildHistory(
       [

@@ -1,8 +1,9 @@
 import type {
+  AssistantContentPart,
   ContentBlock,
   PromptMessage,
+  ProviderMetadata,
   RoomMessage,
-  TextPart,
   ToolCallPart,
   ToolResultPart,
 } from '@hal-ai/spec';
@@ -127,11 +128,20 @@ export interface HistoryOptions {
   nameOf: (connectionId: string) => string;
 }
 
+/** A part's provider-opaque data, when it has some. */
+function withMetadata(providerMetadata: ProviderMetadata | undefined): {
+  providerMetadata?: ProviderMetadata;
+} {
+  return providerMetadata ? { providerMetadata } : {};
+}
+
 /**
  * A room's messages as one model's conversation:
  *
  * - operator messages → `user` text (a slash command's expansion instead of its text, context blocks appended);
- * - this model's replies → `assistant` text and tool calls, each call IMMEDIATELY followed by its
+ * - this model's replies → `assistant` reasoning, text and tool calls in stored order, each with the provider's
+ *   opaque data (`providerMetadata`: Gemini signatures, Claude thinking blocks) to send back unchanged; the calls
+ *   IMMEDIATELY followed by their
  *   first stored result (results may be stored later than other models' messages when turns run
  *   concurrently; a call without a stored result gets an "interrupted" error result);
  * - other models' replies → `user` text `[name]: …` (never their tool calls);
@@ -184,23 +194,36 @@ export function buildHistory(messages: readonly RoomMessage[], options: HistoryO
         .filter(Boolean);
       if (notes.length > 0) pushUser(`[HAL] ${notes.join('\n')}`);
     } else if (message.role === 'assistant' && message.connectionId === options.selfId) {
-      const content: Array<TextPart | ToolCallPart> = [];
-      const text = textOf(message.content);
-      if (text)
-        content.push({ type: 'text', text: message.status === 'incomplete' ? `${text} …(cut off)` : text });
+      const content: AssistantContentPart[] = [];
       const calls: ToolCallPart[] = [];
       if (message.status === 'complete') {
+        // In stored order, each part with the opaque data its provider needs back unchanged (Gemini signatures,
+        // Claude's thinking blocks); reasoning without such data is of no use to any provider and stays out.
         for (const block of message.content) {
+          const metadata =
+            block.type === 'text' || block.type === 'tool-call' || block.type === 'reasoning'
+              ? withMetadata(block.providerMetadata)
+              : {};
+          if (block.type === 'text' && block.text)
+            content.push({ type: 'text', text: block.text, ...metadata });
+          if (block.type === 'reasoning' && block.providerMetadata) {
+            content.push({ type: 'reasoning', text: block.text, ...metadata });
+          }
           if (block.type !== 'tool-call') continue;
-          calls.push({
+          const call: ToolCallPart = {
             type: 'tool-call',
             toolCallId: block.toolCallId,
             toolName: block.toolName,
             input: block.input,
-          });
+            ...metadata,
+          };
+          calls.push(call);
+          content.push(call);
         }
+      } else {
+        const text = textOf(message.content);
+        if (text) content.push({ type: 'text', text: `${text} …(cut off)` });
       }
-      content.push(...calls);
       if (content.length === 0) continue;
       out.push({ role: 'assistant', content });
       if (calls.length > 0) {

@@ -140,6 +140,9 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
       prompt,
       ...(tools.length > 0 ? { tools, toolChoice: 'auto' as const } : {}),
       ...(limits.maxOutputTokens ? { maxOutputTokens: limits.maxOutputTokens } : {}),
+      ...(participant.reasoning && participant.reasoning !== 'off'
+        ? { reasoning: participant.reasoning }
+        : {}),
       abortSignal: signal,
       conversation: { roomId: request.roomId, turnId: turn.id, connectionId: participant.id },
     };

@@ -18,6 +18,26 @@ describe('renderMessage', () => {
     expect(element.querySelector('.hal-usage')?.textContent).toBe('사용량: in 12 · out 3');
   });
 
+  it('never shows reasoning as the answer, and shows reasoning tokens where reported', () => {
+    const element = renderMessage(
+      context,
+      testMessage({
+        content: [
+          {
+            type: 'reasoning',
+            text: 'secret chain of thought',
+            providerMetadata: { anthropic: { signature: 's' } },
+          },
+          { type: 'text', text: 'The answer.' },
+        ],
+        usage: { inputTokens: 4, outputTokens: 30, reasoningTokens: 24 },
+      }),
+    );
+    expect(element.textContent).not.toContain('secret chain of thought');
+    expect(element.querySelector('.hal-md')?.textContent?.trim()).toBe('The answer.');
+    expect(element.querySelector('.hal-usage')?.textContent).toBe('사용량: in 4 · out 30 · reasoning 24');
+  });
+
   it('shows operator text as text, never as markup', () => {
     const element = renderMessage(
       context,

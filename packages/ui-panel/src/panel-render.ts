@@ -67,6 +67,9 @@ function renderBlock(context: RenderContext, message: RoomMessage, block: Conten
       return createElement(document, 'div', { class: 'hal-action-slot', 'data-action-id': block.actionId });
     case 'context':
       return renderContextBlock(context, block);
+    case 'reasoning':
+      // The model's thinking is kept for its provider, never shown as the answer.
+      return null;
     default:
       return null;
   }
@@ -86,6 +89,7 @@ function usageText(context: RenderContext, message: RoomMessage): string {
   const parts: string[] = [];
   if (usage.inputTokens !== undefined) parts.push(`in ${usage.inputTokens}`);
   if (usage.outputTokens !== undefined) parts.push(`out ${usage.outputTokens}`);
+  if (usage.reasoningTokens !== undefined) parts.push(`reasoning ${usage.reasoningTokens}`);
   if (usage.totalTokens !== undefined) parts.push(`total ${usage.totalTokens}`);
   return parts.length ? `${context.t('usage')}: ${parts.join(' · ')}` : context.t('usageNotProvided');
 }
