@@ -1,4 +1,5 @@
-export { argsHash, canonicalArgs, sha256Hex } from './tool-args-hash.js';
+export { argsHash, sha256Hex } from './tool-args-hash.js';
+export { canonicalArgs, canonicalJson } from './tool-canonical-json.js';
 export type {
   DeclarableTool,
   McpToolAnnotations,

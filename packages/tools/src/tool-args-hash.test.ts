@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { argsHash, canonicalArgs, sha256Hex } from './tool-args-hash.js';
+import { argsHash, sha256Hex } from './tool-args-hash.js';
+import { canonicalArgs, canonicalJson } from './tool-canonical-json.js';
 
 const nodeSha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
 
@@ -24,7 +25,7 @@ describe('sha256Hex', () => {
   });
 });
 
-describe('canonicalArgs', () => {
+describe('canonicalJson', () => {
   it.each<[string, unknown, string]>([
     [
       'sorted keys at every depth',
@@ -42,19 +43,37 @@ describe('canonicalArgs', () => {
     ['a top-level primitive', 'x', '"x"'],
     ['undefined alone', undefined, 'null'],
   ])('%s', (_label, value, expected) => {
-    expect(canonicalArgs(value)).toBe(expected);
+    expect(canonicalJson(value)).toBe(expected);
   });
 
   it('refuses cycles and bigints', () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
-    expect(() => canonicalArgs(cycle)).toThrow(/circular/);
-    expect(() => canonicalArgs({ n: 1n })).toThrow(/bigint/);
+    expect(() => canonicalJson(cycle)).toThrow(/circular/);
+    expect(() => canonicalJson({ n: 1n })).toThrow(/bigint/);
   });
 
   it('accepts the same object twice when it is not a cycle', () => {
     const shared = { a: 1 };
-    expect(canonicalArgs({ x: shared, y: shared })).toBe('{"x":{"a":1},"y":{"a":1}}');
+    expect(canonicalJson({ x: shared, y: shared })).toBe('{"x":{"a":1},"y":{"a":1}}');
+  });
+
+  it('writes what JSON.stringify writes, keys sorted: toJSON, non-finite numbers, functions', () => {
+    const value = {
+      at: new Date(Date.UTC(2026, 11, 1, 21, 0, 0)),
+      n: [Number.NaN, Number.POSITIVE_INFINITY],
+      run: () => 1,
+      list: [() => 1],
+      z: { toJSON: () => ({ b: 2, a: 1 }) },
+    };
+    expect(canonicalJson(value)).toBe(
+      '{"at":"2026-12-01T21:00:00.000Z","list":[null],"n":[null,null],"z":{"a":1,"b":2}}',
+    );
+    expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+  });
+
+  it('is the function the argument binding calls canonicalArgs', () => {
+    expect(canonicalArgs).toBe(canonicalJson);
   });
 });
 

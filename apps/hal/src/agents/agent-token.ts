@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashToken } from '../core/core-servers.js';
 
 /**
  * Finds the server a presented agent token belongs to, or `null`/`undefined`. HAL stores only `hashAgentToken(token)`
@@ -25,7 +26,7 @@ export function createAgentToken(random: (size: number) => Buffer = randomBytes)
 
 /** The SHA-256 (lower-case hex) under which a token is stored. A 256-bit random token needs no slow KDF. */
 export function hashAgentToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hashToken(token);
 }
 
 /** True when `token` is well-formed and hashes to `tokenHash`; compares the hashes in constant time. */

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
+import { canonicalJson } from '@hal-ai/tools';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { canonicalJson } from './audit-canonical-json.js';
+import { sha256Hex } from '../platform/platform-hash.js';
 import type { AuditEntry, AuditInput, AuditLog } from './types.js';
 
 /** `prev_hash` of the very first entry. */
@@ -27,9 +27,7 @@ export function computeAuditHash(
     target: entry.target,
     details: entry.details ?? null,
   });
-  return createHash('sha256')
-    .update(prevHash + body, 'utf8')
-    .digest('hex');
+  return sha256Hex(prevHash + body);
 }
 
 type AuditRow = {

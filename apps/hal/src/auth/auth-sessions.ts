@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { createQueryCache } from '../db/compiled-queries.js';
 import type { Database } from '../db/schema.js';
 import type { Operator } from '../http/env.js';
+import { sha256Hex } from '../platform/platform-hash.js';
 
 /** A session dies after 12 hours without a request. */
 export const SESSION_IDLE_MS = 12 * 60 * 60 * 1000;
@@ -51,7 +52,7 @@ export interface SessionStore {
 
 /** The row key for a cookie token. */
 export function hashSessionToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256Hex(token);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();

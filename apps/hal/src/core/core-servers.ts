@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { HalError } from '@hal-ai/spec';
 import type { Selectable } from 'kysely';
 import type { ServersTable } from '../db/tables/core.js';
+import { sha256Hex } from '../platform/platform-hash.js';
 import type { ServerMetrics } from './agent.js';
 import {
   type ArgsOf,
@@ -62,7 +62,7 @@ function toServer(row: Selectable<ServersTable>): Server {
 
 /** SHA-256 hex of an agent token: the only form in which HAL keeps it. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return sha256Hex(token);
 }
 
 /** Loads a server row or throws `not_found`; deleted servers are still found (their history stays readable). */

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { HalError } from '@hal-ai/spec';
+import { canonicalJson } from '@hal-ai/tools';
 import type { Kysely } from 'kysely';
-import { canonicalJson } from '../audit/audit-canonical-json.js';
 import type { Database } from '../db/schema.js';
+import { sha256Hex } from '../platform/platform-hash.js';
 
 /** How long a confirm token stays valid. */
 export const CONFIRM_TOKEN_TTL_MS = 5 * 60 * 1000;
@@ -58,8 +59,6 @@ export function readConfirmation(body: unknown): ThreeStepConfirmation {
   };
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
-
 /**
  * Creates the threeStep helper over the `confirm_tokens` table (a table, not memory, so several
  * HAL instances can share tokens). Tokens are stored hashed and bound to operator, action,
@@ -83,7 +82,7 @@ export function createThreeStep(settings: ThreeStepSettings): ThreeStep {
       await trx
         .insertInto('confirm_tokens')
         .values({
-          token_hash: sha256(token),
+          token_hash: sha256Hex(token),
           operator_id: input.operatorId,
           action: input.action,
           target: input.target,
@@ -102,7 +101,7 @@ export function createThreeStep(settings: ThreeStepSettings): ThreeStep {
   return {
     async check(input) {
       const { confirmToken, confirmImpact, confirmIdentifiers, confirmExecute } = input.confirmation;
-      const subjectHash = sha256(
+      const subjectHash = sha256Hex(
         canonicalJson({ impact: input.impact ?? null, identifiers: input.identifiers }),
       );
       if (typeof confirmToken !== 'string' || confirmToken.length === 0 || confirmToken.length > 256) {
@@ -112,7 +111,7 @@ export function createThreeStep(settings: ThreeStepSettings): ThreeStep {
           'Confirm the impact, retype the identifiers and confirm execution',
         );
       }
-      const tokenHash = sha256(confirmToken);
+      const tokenHash = sha256Hex(confirmToken);
       const now = clock.now();
       const row = await db
         .selectFrom('confirm_tokens')

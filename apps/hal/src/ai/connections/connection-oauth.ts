@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   buildAuthorizationUrl,
   buildOpenRouterAuthorizationUrl,
@@ -19,6 +18,7 @@ import {
 import { type ConnectionStatus, type ErrorInfo, HalError } from '@hal-ai/spec';
 import type { Clock } from '../../core/clock.js';
 import type { Operator } from '../../http/env.js';
+import { sha256Hex } from '../../platform/platform-hash.js';
 import type { ConnectionSecrets } from './connection-secrets.js';
 import { type ConnectionRow, type ConnectionStore, rowOAuth, storedError } from './connection-store.js';
 
@@ -83,9 +83,8 @@ export interface ConnectionOAuth {
   forget(connectionId: string): void;
 }
 
-function hashState(state: string): string {
-  return createHash('sha256').update(state).digest('hex');
-}
+// The state is stored only as its hash, so the table never holds a live state.
+const hashState = (state: string) => sha256Hex(state);
 
 /**
  * Creates the OAuth part of the connections (SPEC §2 "OAuth"): authorization code + PKCE S256, or
