@@ -21,6 +21,7 @@ import type {
   RoomParticipantSummary,
 } from './room-engine-types.js';
 import { createLocalCommands } from './room-local-commands.js';
+import { createSendFirstPost } from './room-post-send-first.js';
 import { createProposals } from './room-proposals.js';
 import { createRelay } from './room-relay.js';
 import { expandSlashCommand, type ParsedSlashCommand, parseSlashCommand } from './room-slash-commands.js';
@@ -120,6 +121,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         })(),
       ),
   });
+  const scheduler = settings.scheduler ?? createImmediateTurnScheduler();
   const turns = createTurns({
     store,
     writer,
@@ -129,7 +131,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       toolContext: settings.toolContext,
       propose: (input) => proposals.proposeFromTurn(input),
     }),
-    scheduler: settings.scheduler ?? createImmediateTurnScheduler(),
+    scheduler,
     skill: settings.skill,
     listParticipants: settings.listParticipants,
     limits,
@@ -172,6 +174,14 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     );
     return started;
   };
+
+  const sendFirstPost = createSendFirstPost({
+    store,
+    writer,
+    historyMessages: limits.historyMessages,
+    newRecord: (request) => turns.newRecord(request),
+    startTurn: (request, record) => startTurn(request, record),
+  });
 
   const requireRoom = async (roomId: string) => {
     const room = await store.getRoom(roomId);
@@ -282,20 +292,23 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
 
     // Addressing is checked before anything is stored: a refused message leaves no trace.
     const { targets, participants } = await resolveTargets(room, input.text);
+    const requestsFor = (triggerMessageId: string | null): TurnRequest[] =>
+      targets.map((participant) => ({
+        roomId: room.id,
+        roomKind: room.kind,
+        participant,
+        operator: input.operator,
+        page: input.context?.page ?? null,
+        relayDepth: 0,
+        relayedFrom: null,
+        relayedBy: null,
+        triggerMessageId,
+        ...(participants ? { participants } : {}),
+      }));
+    if (scheduler.order === 'send-first') return sendFirstPost(operatorMessage, requestsFor(null));
     // Store, then send: the message and its turns exist before any model request leaves.
     const message = await writer.appendMessage(operatorMessage);
-    const requests: TurnRequest[] = targets.map((participant) => ({
-      roomId: room.id,
-      roomKind: room.kind,
-      participant,
-      operator: input.operator,
-      page: input.context?.page ?? null,
-      relayDepth: 0,
-      relayedFrom: null,
-      relayedBy: null,
-      triggerMessageId: message.id,
-      ...(participants ? { participants } : {}),
-    }));
+    const requests = requestsFor(message.id);
     const records = [];
     for (const request of requests) records.push(await writer.createTurn(turns.newRecord(request)));
     // Read once for all this post's turns (another turn's placeholder adds nothing to a prompt).

@@ -52,14 +52,24 @@ export function textOf(blocks: readonly ContentBlock[]): string {
   return blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
+/** Optional hooks of {@link consumeModelStream}. */
+export interface ModelStreamHooks {
+  /** Called right after `doStream` was called (the request is on its way). */
+  onRequest?(): void;
+  /** Awaited before the response is read; if it rejects, the stream is cancelled and the error thrown. */
+  beforeRead?(): Promise<unknown>;
+}
+
 /**
  * Calls `model.doStream(options)` and reads the response to its end. `options.abortSignal` cancels it even when
- * an adapter ignores the signal: the read stops and the outcome is {@link CANCELLED}.
+ * an adapter ignores the signal: the read stops and the outcome is {@link CANCELLED}. Only a rejected
+ * `hooks.beforeRead` throws.
  */
 export async function consumeModelStream(
   model: LanguageModel,
   options: CallOptions,
   onDelta: (text: string) => void,
+  hooks: ModelStreamHooks = {},
 ): Promise<ModelStreamOutcome> {
   const blocks: ContentBlock[] = [];
   const toolCalls: ToolCallBlock[] = [];
@@ -76,8 +86,24 @@ export async function consumeModelStream(
     else signal?.addEventListener('abort', onAbort, { once: true });
   });
   aborted.catch(() => undefined);
+  let opened: Promise<{ stream: ReadableStream<StreamPart> }>;
   try {
-    const opened = Promise.resolve().then(() => model.doStream(options));
+    opened = Promise.resolve(model.doStream(options));
+  } catch (thrown) {
+    opened = Promise.reject(thrown);
+  }
+  opened.catch(() => undefined);
+  hooks.onRequest?.();
+  if (hooks.beforeRead) {
+    try {
+      await hooks.beforeRead();
+    } catch (thrown) {
+      opened.then(({ stream }) => stream.cancel()).catch(() => undefined);
+      if (onAbort) signal?.removeEventListener('abort', onAbort);
+      throw thrown;
+    }
+  }
+  try {
     // A stream that opens after the cancel is closed at once.
     opened
       .then(({ stream }) => {

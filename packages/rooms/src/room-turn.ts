@@ -17,6 +17,7 @@ import type {
 import {
   CANCELLED,
   consumeModelStream,
+  type ModelStreamHooks,
   type ModelStreamOutcome,
   textOf,
   toErrorInfo,
@@ -50,7 +51,16 @@ export interface TurnRequest {
    * another turn's placeholder adds nothing to a prompt, so each turn reading it again would only repeat work.
    */
   history?: () => Promise<RoomMessage[]>;
+  /**
+   * Set when the post sends first (a `send-first` scheduler): the turn's first model call starts before the post's
+   * rows are stored. `rowsStored` settles once they are (rejects if they could not be: the turn then ends without
+   * a trace, its request cancelled); `sent` is called once the request is on its way (or the turn ended first).
+   */
+  early?: { rowsStored: Promise<unknown>; sent(): void };
 }
+
+/** The post's rows could not be stored: its early turns end without a trace. */
+class PostNotStored extends Error {}
 
 /** How a turn ended. */
 export interface TurnOutcome {
@@ -133,6 +143,7 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
     placeholderId: string,
     step: number,
     signal: AbortSignal,
+    hooks: ModelStreamHooks = {},
   ): Promise<ModelStreamOutcome> => {
     const { participant } = request;
     const tools = registry.declarations(participant.toolSelection);
@@ -150,16 +161,21 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
       return await settings.scheduler.schedule(
         { roomId: request.roomId, connectionId: participant.id, turnId: turn.id, step, signal },
         () =>
-          consumeModelStream(participant.model, options, (text) =>
-            writer.publish(request.roomId, {
-              type: 'delta',
-              messageId: placeholderId,
-              connectionId: participant.id,
-              text,
-            }),
+          consumeModelStream(
+            participant.model,
+            options,
+            (text) =>
+              writer.publish(request.roomId, {
+                type: 'delta',
+                messageId: placeholderId,
+                connectionId: participant.id,
+                text,
+              }),
+            hooks,
           ),
       );
     } catch (error) {
+      if (error instanceof PostNotStored) throw error;
       return {
         blocks: [],
         toolCalls: [],
@@ -246,9 +262,7 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
           { role: 'system' as const, content: system },
           ...buildHistory(history, { selfId: participant.id, nameOf: (id) => names.get(id) ?? id }),
         ];
-        // Checked right before the write: a reset aborts first, then waits for the room's writes in flight.
-        if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
-        const placeholder = await writer.appendMessage({
+        const placeholderRow = {
           roomId: request.roomId,
           role: 'assistant',
           connectionId: participant.id,
@@ -259,9 +273,28 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
           relayDepth: request.relayDepth,
           relayedFrom: request.relayedFrom,
           usage: null,
-        });
+        } as const;
+        // Checked right before the write: a reset aborts first, then waits for the room's writes in flight.
+        const storePlaceholder = (id?: string) => {
+          if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
+          return writer.appendMessage({ ...placeholderRow, content: [], ...(id ? { id } : {}) });
+        };
+        // A send-first post's first call: the request leaves first, the placeholder is stored before any reading.
+        const early = step === 0 ? request.early : undefined;
+        const placeholder = early ? { id: writer.newId() } : await storePlaceholder();
         lastMessageId = placeholder.id;
-        const reply = await callModel(turn, request, prompt, placeholder.id, step, signal);
+        const hooks: ModelStreamHooks = early
+          ? {
+              onRequest: early.sent,
+              beforeRead: async () => {
+                await early.rowsStored.catch((error) => {
+                  throw new PostNotStored(String(error));
+                });
+                await storePlaceholder(placeholder.id);
+              },
+            }
+          : {};
+        const reply = await callModel(turn, request, prompt, placeholder.id, step, signal, hooks);
         if (reply.error) return outcome(await endFailed(turn, request, placeholder.id, reply, signal));
 
         const text = textOf(reply.blocks);
@@ -326,6 +359,8 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
         }
       }
     } catch (error) {
+      // Never stored, never announced: nothing to record (the post fails with the store's error).
+      if (error instanceof PostNotStored) return outcome('failed');
       // Store errors after a reset (messages gone) or unexpected failures: never leave a turn "running".
       const status = signal.aborted ? 'cancelled' : 'failed';
       try {
@@ -335,6 +370,8 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
       }
       if (!signal.aborted) settings.reportError(error);
       return outcome(status);
+    } finally {
+      request.early?.sent();
     }
   };
 

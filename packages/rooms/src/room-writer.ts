@@ -38,6 +38,8 @@ export interface RoomWriter {
   /** Stores a new turn (status `running`) and announces it. */
   createTurn(record: TurnRecord): Promise<TurnRecord>;
   setTurnStatus(turn: TurnRecord, status: TurnStatus, error?: ErrorInfo | null): Promise<void>;
+  /** Counts other writes of a room (e.g. a post's rows) among those {@link RoomWriter.settled} waits for. */
+  trackWrite<T>(roomId: string, write: Promise<T>): Promise<T>;
   /** Resolves once every message write of the room that had started has settled. */
   settled(roomId: string): Promise<void>;
 }
@@ -107,6 +109,7 @@ export function createRoomWriter(settings: RoomWriterSettings): RoomWriter {
       await store.updateTurn(turn.id, { status, error, updatedAt: now() });
       publish(turn.roomId, { type: 'turn', turnId: turn.id, connectionId: turn.connectionId, status });
     },
+    trackWrite: tracked,
     async settled(roomId) {
       await Promise.all(inFlight.get(roomId) ?? []);
     },
