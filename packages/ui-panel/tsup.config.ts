@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { defineConfig } from 'tsup';
 
 export default defineConfig([
@@ -25,10 +26,14 @@ export default defineConfig([
     platform: 'browser',
     noExternal: [/.*/],
     onSuccess: async () => {
-      await fs.copyFile(
-        new URL('./src/panel.css', import.meta.url),
-        new URL('./dist/browser/panel.css', import.meta.url),
-      );
+      // One stylesheet: the panel's own, then xterm.js's (the terminal needs it to lay out its rows).
+      const require = createRequire(import.meta.url);
+      const xtermCss = require.resolve('@xterm/xterm/css/xterm.css');
+      const css = await Promise.all([
+        fs.readFile(new URL('./src/panel.css', import.meta.url), 'utf8'),
+        fs.readFile(xtermCss, 'utf8'),
+      ]);
+      await fs.writeFile(new URL('./dist/browser/panel.css', import.meta.url), css.join('\n'));
     },
   },
 ]);

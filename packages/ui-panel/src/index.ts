@@ -16,3 +16,13 @@ export type { RoomTimeline, SseFrame } from './panel-sse.js';
 export { createRoomTimeline, createSseParser } from './panel-sse.js';
 export type { RoomStream, RoomStreamSettings } from './panel-stream.js';
 export { createRoomStream } from './panel-stream.js';
+export type { ShellSessionView, TerminalDialogHandle, TerminalDialogOptions } from './panel-terminal.js';
+export { openTerminalDialog } from './panel-terminal.js';
+export { openLoginTerminal } from './panel-terminal-login.js';
+export type { TerminalKeyDecision, TerminalRow } from './panel-terminal-text.js';
+export {
+  extractTerminalUrls,
+  joinWrappedRows,
+  terminalKeyDecision,
+  terminalPlainText,
+} from './panel-terminal-text.js';

@@ -3,6 +3,7 @@ import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
 import { createTranslator, type Translate } from './panel-i18n.js';
 import { createElement } from './panel-render.js';
+import { loginTerminalLabel, openLoginTerminal } from './panel-terminal-login.js';
 
 /** A provider preset as `GET /ops/api/ai/connections` lists it. */
 export interface ProviderPresetView {
@@ -88,6 +89,13 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
         connection.status === 'disabled' ? t('enable') : t('disable'),
       ]);
       const buttons = [check, edit, toggle];
+      if (connection.auth === 'cli') {
+        buttons.push(
+          createElement(document, 'button', { type: 'button', 'data-act': 'login' }, [
+            loginTerminalLabel(document),
+          ]),
+        );
+      }
       if (connection.auth === 'oauth') {
         buttons.push(
           createElement(document, 'button', { type: 'button', 'data-act': 'oauth' }, [t('oauthLogin')]),
@@ -139,6 +147,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
         }),
       );
     } else if (act === 'oauth') void startOAuth(connection.id);
+    else if (act === 'login') openLoginTerminal(dialogs, connection, load);
   });
 
   async function change(call: () => Promise<unknown>): Promise<void> {
@@ -156,6 +165,8 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
     const connection = connections.find((candidate) => candidate.id === id);
     if (connection && !status.classList.contains('hal-error'))
       say(`${connection.name}: ${t(`status_${connection.status}` as never)}`);
+    // A CLI that is not logged in opens the login terminal by itself (SPEC §8).
+    if (connection?.lastError?.code === 'cli_not_logged_in') openLoginTerminal(dialogs, connection, load);
   }
 
   async function startOAuth(id: string): Promise<void> {
@@ -332,6 +343,8 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
         ? () => api.send('PATCH', `/ops/api/ai/connections/${current.id}`, body)
         : () => api.send('POST', '/ops/api/ai/connections', body);
       void change(call).then(() => {
+        const saved = connections.find((one) => one.name === body.name);
+        if (saved?.lastError?.code === 'cli_not_logged_in') openLoginTerminal(dialogs, saved, load);
         if (!status.classList.contains('hal-error')) {
           say(`${body.name as string} ✓`);
           editing = null;

@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeLoginCli, installFakeLoginCli } from '../../src/ai/shell/shell-fake-cli.test-support.js';
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  ensureBuilt,
+  type RunningHal,
+  SCREENSHOT_DIR,
+  startHal,
+} from './panel-browser.test-support.js';
+
+const hasChromium = fs.existsSync(CHROMIUM);
+
+// The loop of SPEC §8 in a real browser against a real `hal serve`: a local CLI connection whose check says
+// cli_not_logged_in opens the login terminal by itself; the fake `claude` (found through CLAUDE_BIN) prints a
+// login URL longer than a terminal row; the operator copies it with Ctrl+C on a selection, types the code in
+// the line input, the CLI exits 0, HAL checks the connection again and the screen shows it active.
+describe.skipIf(!hasChromium)('login terminal in Chromium', () => {
+  let hal: RunningHal;
+  let context: BrowserContext;
+  let page: Page;
+  let claude: FakeLoginCli;
+  const temp: string[] = [];
+
+  function tempDir(prefix: string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    temp.push(dir);
+    return dir;
+  }
+
+  beforeAll(async () => {
+    fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    const cli = ensureBuilt();
+    const binDir = tempDir('hal-term-bin-');
+    claude = installFakeLoginCli(binDir, 'claude', { code: randomBytes(6).toString('hex') });
+    hal = await startHal(cli, tempDir('hal-term-data-'), { CLAUDE_BIN: claude.file, LANG: 'C.UTF-8' });
+    context = await chromium.launchPersistentContext(tempDir('hal-term-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1280, height: 900 },
+    });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: hal.url });
+    page = context.pages()[0] ?? (await context.newPage());
+  }, 600_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => undefined);
+    await hal?.stop();
+    for (const dir of temp) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('opens on cli_not_logged_in, finds the wrapped URL whole, copies it, logs in and shows the connection active', async () => {
+    await page.goto(`${hal.url}/ops/login`);
+    await page.fill('input[name=username]', 'admin');
+    await page.fill('input[name=password]', hal.password);
+    await Promise.all([
+      page.waitForURL((target) => !target.pathname.startsWith('/ops/login')),
+      page.press('input[name=password]', 'Enter'),
+    ]);
+    await page.goto(`${hal.url}/ops/ai`);
+    await page.waitForSelector('[data-hal-connections][data-ready=true]');
+
+    const form = page.locator('form.hal-conn-form');
+    await form.locator('select[name=provider]').selectOption('local-cli');
+    await form.locator('input[name=name]').fill('claude-cli');
+    await form.locator('select[name=auth]').selectOption('cli');
+    await form.locator('select[name=cliTool]').selectOption('claude');
+    await form.locator('button[type=submit]').click();
+
+    // The check said cli_not_logged_in: the terminal opened by itself on `claude auth login`.
+    const dialog = page.locator('dialog.hal-terminal[data-shell-id]');
+    await dialog.waitFor({ timeout: 30_000 });
+    const row = page.locator('.hal-conn:has(h3:text-is("claude-cli"))');
+    await expect(row.locator('.hal-conn-status').getAttribute('data-status')).resolves.toBe(
+      'reauth_required',
+    );
+
+    // The URL is longer than a row, so the terminal wrapped it; the list still has it whole.
+    const listed = dialog.locator(`.hal-terminal-urls li[data-url="${claude.url}"]`);
+    await listed.waitFor({ timeout: 30_000 });
+    await expect(listed.locator('a').getAttribute('rel')).resolves.toContain('noopener');
+    await expect(listed.locator('a').getAttribute('target')).resolves.toBe('_blank');
+    const columns = Number(claude.calls().at(-1)?.env.COLUMNS);
+    expect(columns).toBeGreaterThanOrEqual(20);
+    expect(claude.url.length).toBeGreaterThan(columns);
+
+    // Select the URL across its rows with the mouse, then Ctrl+C copies it (and sends no ^C).
+    const rows = dialog.locator('.xterm-rows > div');
+    const texts = await rows.allTextContents();
+    const first = texts.findIndex((text) => text.startsWith('https://'));
+    expect(first).toBeGreaterThanOrEqual(0);
+    const rowCount = Math.ceil(claude.url.length / columns);
+    const start = await rows.nth(first).boundingBox();
+    const end = await rows.nth(first + rowCount - 1).boundingBox();
+    if (!start || !end) throw new Error('terminal rows are not laid out');
+    const cell = start.width / columns;
+    const lastColumn = claude.url.length - (rowCount - 1) * columns;
+    await page.mouse.move(start.x + 1, start.y + start.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(end.x + cell * lastColumn - 1, end.y + end.height / 2, { steps: 8 });
+    await page.mouse.up();
+    await page.keyboard.press('Control+c');
+    await expect
+      .poll(() => page.evaluate(() => navigator.clipboard.readText()), { timeout: 10_000 })
+      .toBe(claude.url);
+    await expect(dialog.locator('.hal-terminal-status').getAttribute('data-status')).resolves.toBe('running');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'terminal-01-login.png') });
+
+    // The code goes in through the line input; the CLI exits 0 and HAL checks the connection again.
+    await dialog.locator('input[name=line]').fill(claude.code);
+    await dialog.locator('input[name=line]').press('Enter');
+    await page.waitForSelector('dialog.hal-terminal[data-exit-code="0"]', { timeout: 30_000 });
+    await page.waitForSelector('dialog.hal-terminal[data-connection-status=active]', { timeout: 30_000 });
+    await expect
+      .poll(() => row.locator('.hal-conn-status').getAttribute('data-status'), { timeout: 15_000 })
+      .toBe('active');
+    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'terminal-02-done.png') });
+
+    // Closing the dialog leaves no session behind.
+    await dialog.locator('button[data-act=close]').click();
+    await dialog.waitFor({ state: 'detached' });
+    const open = await page.evaluate(
+      async () => (await (await fetch('/ops/api/ai/shell')).json()).shells.length,
+    );
+    expect(open).toBe(0);
+  }, 180_000);
+});
