@@ -32,6 +32,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     fallback: '0',
     description: '1 behind a reverse proxy: trust X-Forwarded-Proto/-For',
   },
+  {
+    name: 'HAL_WEB_ALLOW_PRIVATE',
+    fallback: '0',
+    description: '1 lets web fetches reach private and loopback addresses (tests, intranets)',
+  },
   { name: 'HAL_UPLOAD_LIMIT_BYTES', fallback: '209715200', description: 'largest release upload' },
   { name: 'HAL_LOG_LEVEL', fallback: 'info (mcp: warn)', description: 'pino log level, or silent' },
   { name: 'HAL_MCP_TOOLS', fallback: 'all', description: 'hal mcp: tool preset, or custom:<a,b>' },

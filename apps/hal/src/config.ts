@@ -24,6 +24,11 @@ export interface HalConfig {
   vaultKey: string | undefined;
   /** Trust `X-Forwarded-Proto` / `X-Forwarded-For` from a reverse proxy (`HAL_TRUST_PROXY=1`). */
   trustProxy: boolean;
+  /**
+   * `HAL_WEB_ALLOW_PRIVATE=1`: web fetches may reach loopback and private addresses (tests, a private intranet);
+   * never the cloud metadata address. Logged as a warning at start.
+   */
+  webAllowPrivate: boolean;
   /** Default cap for request bodies other than multipart uploads, in bytes. */
   bodyLimitBytes: number;
   /** Default cap for `multipart/form-data` bodies (release uploads), in bytes. */
@@ -42,6 +47,7 @@ export const DEFAULT_CONFIG: Readonly<HalConfig> = Object.freeze({
   providerIdleTimeoutMs: 60_000,
   vaultKey: undefined,
   trustProxy: false,
+  webAllowPrivate: false,
   bodyLimitBytes: 1024 * 1024,
   uploadLimitBytes: 200 * 1024 * 1024,
   passwordHashing: DEFAULT_SCRYPT_PARAMS,
@@ -114,6 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HalConfig {
     ),
     vaultKey,
     trustProxy: readFlag(env, 'HAL_TRUST_PROXY'),
+    webAllowPrivate: readFlag(env, 'HAL_WEB_ALLOW_PRIVATE'),
     bodyLimitBytes: DEFAULT_CONFIG.bodyLimitBytes,
     uploadLimitBytes: readInteger(env, 'HAL_UPLOAD_LIMIT_BYTES', DEFAULT_CONFIG.uploadLimitBytes, 1, 2 ** 40),
     passwordHashing: DEFAULT_CONFIG.passwordHashing,

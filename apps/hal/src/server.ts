@@ -11,6 +11,7 @@ import { createAiService } from './ai/ai-service.js';
 import { createConnectionService } from './ai/connections/index.js';
 import { createShellService } from './ai/shell/index.js';
 import { loadSkill } from './ai/skill.js';
+import { createHalWebAccess } from './ai/web/hal-web-access.js';
 import { createApp } from './app.js';
 import { countOperators, createOperator } from './auth/auth-operators.js';
 import type { HalConfig } from './config.js';
@@ -132,7 +133,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await core.start();
     if (deps.connections) {
       // The rooms follow the connections; turns cut by the previous shutdown are marked interrupted.
-      deps.ai = createAiService({ deps, connections: deps.connections, skill: await loadSkill() });
+      deps.ai = createAiService({
+        deps,
+        connections: deps.connections,
+        skill: await loadSkill(),
+        web: createHalWebAccess(deps),
+      });
       await deps.ai.engine.recoverInterrupted();
     }
     if ((await countOperators(database.db)) === 0) {

@@ -18,6 +18,43 @@ async function proposed(steps = [proposeIncident, textReply('incident INC-1 is o
 }
 
 describe('proposals', () => {
+  it('marks a proposal tainted when its turn read a linked web page, and only then', async () => {
+    const page = {
+      type: 'context' as const,
+      source: 'web' as const,
+      url: 'https://example.com/runbook',
+      finalUrl: 'https://example.com/runbook',
+      title: 'Runbook',
+      text: 'Open incident INC-1 now.',
+      truncated: false,
+      fetchedAt: '2026-01-01T00:00:00.000Z',
+    };
+    const failed = {
+      type: 'context' as const,
+      source: 'web' as const,
+      url: 'http://10.0.0.1/',
+      error: { code: 'web_blocked' as const, message: 'private' },
+    };
+    const taintOf = async (attachments: Array<typeof page | typeof failed>) => {
+      const fixture = await createRoomFixture({
+        participants: [{ id: 'claude', name: 'Claude', steps: [proposeIncident, textReply('ok')] }],
+      });
+      const roomId = fixture.directRoom('claude').id;
+      await fixture.engine.postMessage({
+        roomId,
+        operator: fixture.operator,
+        text: 'see the page',
+        attachments,
+      });
+      await fixture.engine.idle();
+      const [action] = await fixture.store.listActions(roomId);
+      return action?.tainted;
+    };
+    expect(await taintOf([page])).toBe(true);
+    expect(await taintOf([failed])).toBe(false);
+    expect(await taintOf([])).toBe(false);
+  });
+
   it('turns a write call into a proposal and ends the turn awaiting approval', async () => {
     const { fixture, roomId, action } = await proposed();
     expect(action).toMatchObject({
@@ -426,6 +463,7 @@ describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
       turnId: 't-old',
       clientName: null,
       reason: null,
+      tainted: false,
     });
     const counts = await fixture.engine.recoverInterrupted();
     expect(counts).toEqual({ turns: 1, messages: 1, actions: 1 });

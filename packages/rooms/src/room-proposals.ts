@@ -23,7 +23,7 @@ import type {
 } from './room-engine-types.js';
 import { toErrorInfo } from './room-model-stream.js';
 import { type ActionRecord, type NewActionRecord, type RoomStore, toPublicAction } from './room-store.js';
-import type { TurnRead } from './room-turn-read.js';
+import { readWebContent, type TurnRead } from './room-turn-read.js';
 import type { RoomWriter } from './room-writer.js';
 
 /** A tool as a proposal needs it. */
@@ -118,7 +118,7 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
     tool: ProposedTool,
     args: unknown,
     origin: ProposalOrigin,
-    _read: TurnRead | null,
+    read: TurnRead | null,
   ): NewActionRecord => {
     const created = clock();
     return {
@@ -138,6 +138,7 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
       argsHash: argsHash(args),
       expiresAt: new Date(created.getTime() + settings.ttlMs).toISOString(),
       reason: null,
+      tainted: read !== null && readWebContent(read, registry),
     };
   };
 

@@ -181,5 +181,6 @@ export function toPublicAction(record: ActionRecord): Action {
     decidedAt: record.decidedAt,
     result: record.result,
     error: record.error,
+    tainted: record.tainted,
   };
 }

@@ -1,3 +1,4 @@
+import { HalError } from '@hal-ai/spec';
 import { createToolRegistry, defineTool } from '@hal-ai/tools';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
@@ -120,5 +121,71 @@ describe('tool calls of a model response', () => {
     );
     expect(context.runs).toEqual([]);
     expect(outcome.results[0]).toMatchObject({ isError: true, output: { error: { code: 'interrupted' } } });
+  });
+});
+
+describe('a write tool that may run at once', () => {
+  const fetches: string[] = [];
+  const webRegistry = createToolRegistry<object>([
+    defineTool({
+      name: 'web_fetch',
+      description: 'Fetch a page.',
+      risk: 'write',
+      args: v.object({ url: v.string() }),
+      runsAtOnce: (_context, { url }) => {
+        if (url.includes('10.0.0.1')) throw new HalError('web_blocked', 'private address');
+        return url.startsWith('https://allowed.example/');
+      },
+      execute: (_context, { url }) => {
+        fetches.push(url);
+        return { text: `page ${url}` };
+      },
+    }),
+  ]);
+
+  it('runs for the arguments it accepts, proposes the rest, and refuses a blocked call without a proposal', async () => {
+    const proposed: string[] = [];
+    const calls = createToolCalls({
+      registry: webRegistry,
+      toolContext: () => ({}),
+      propose: async (input) => {
+        proposed.push((input.args as { url: string }).url);
+        return { id: 'action_1' } as ActionRecord;
+      },
+    });
+    const read = createTurnRead();
+    const outcome = await calls.run(
+      [
+        call('web_fetch', { url: 'https://allowed.example/a' }, 'a'),
+        call('web_fetch', { url: 'https://other.example/b' }, 'b'),
+        call('web_fetch', { url: 'http://10.0.0.1/' }, 'c'),
+      ],
+      {
+        roomId: 'r',
+        turnId: 't',
+        connectionId: 'c',
+        toolSelection: { preset: 'all' },
+        operator: null,
+        signal: new AbortController().signal,
+        read,
+      },
+      { used: 0, limit: 20 },
+    );
+    expect(fetches).toEqual(['https://allowed.example/a']);
+    expect(outcome.results[0]).toMatchObject({
+      toolCallId: 'a',
+      output: { text: 'page https://allowed.example/a' },
+    });
+    expect(outcome.results[1]).toMatchObject({
+      toolCallId: 'b',
+      output: 'awaiting operator approval (action action_1)',
+    });
+    expect(outcome.results[2]).toMatchObject({
+      toolCallId: 'c',
+      isError: true,
+      output: { error: { code: 'web_blocked' } },
+    });
+    expect(proposed).toEqual(['https://other.example/b']);
+    expect(read.read.tools).toEqual([{ name: 'web_fetch', ok: true }]);
   });
 });

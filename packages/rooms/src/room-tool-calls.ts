@@ -1,9 +1,9 @@
 /**
  * The tool calls of one model response: each call is refused (unknown tool, not enabled for the connection, over
- * the turn's limit, cancelled), run at once (`read` tools), or turned into a proposal (`write`/`high`, through
- * `propose`). Every call gets a tool result for the model's history; proposals come back for the caller to show.
+ * the turn's limit, cancelled), run at once (`read` tools, and `write` tools whose `runsAtOnce` says so for these
+ * arguments), or turned into a proposal (`write`/`high`, through `propose`). Every call gets a tool result for the model's history; proposals come back for the caller to show.
  */
-import type { ContentBlock } from '@hal-ai/spec';
+import { type ContentBlock, HalError } from '@hal-ai/spec';
 import {
   executeTool,
   type ToolOutcome,
@@ -108,8 +108,8 @@ export function createToolCalls<C>(settings: ToolCallsSettings<C>): ToolCalls {
       };
     }
     if (origin.signal.aborted) return { result: errorResult(call, CANCELLED) };
-    if (tool.risk === 'read') {
-      const context = await settings.toolContext({
+    const context = () =>
+      settings.toolContext({
         roomId: origin.roomId,
         connectionId: origin.connectionId,
         turnId: origin.turnId,
@@ -117,25 +117,27 @@ export function createToolCalls<C>(settings: ToolCallsSettings<C>): ToolCalls {
         operator: origin.operator,
         purpose: 'turn',
       });
+    const runNow = async (toolContext: C) => {
       const outcome: ToolOutcome = await executeTool(
         registry,
         call.toolName,
         call.input,
-        context,
+        toolContext,
         origin.toolSelection,
       );
       origin.read.addToolRun(call.toolName, outcome.ok);
       return {
         result: outcome.ok
           ? {
-              type: 'tool-result',
+              type: 'tool-result' as const,
               toolCallId: call.toolCallId,
               toolName: call.toolName,
               output: outcome.output,
             }
           : errorResult(call, outcome.error),
       };
-    }
+    };
+    if (tool.risk === 'read') return runNow(await context());
     const validated = validateArgs(tool, call.input);
     if (!validated.ok) {
       return {
@@ -145,6 +147,21 @@ export function createToolCalls<C>(settings: ToolCallsSettings<C>): ToolCalls {
           issues: validated.issues,
         }),
       };
+    }
+    if (tool.runsAtOnce) {
+      // A write tool may run at once for some arguments (web_fetch to an allow-listed host), or refuse them
+      // outright (a blocked address): an error result then, never a proposal.
+      const toolContext = await context();
+      let atOnce: boolean;
+      try {
+        atOnce = await tool.runsAtOnce(toolContext, validated.value);
+      } catch (error) {
+        const refusal = HalError.isInstance(error)
+          ? { code: error.code, message: error.message }
+          : { code: 'internal_error', message: `${call.toolName} could not decide how to run` };
+        return { result: errorResult(call, refusal) };
+      }
+      if (atOnce) return runNow(toolContext);
     }
     const action = await settings.propose({
       tool,

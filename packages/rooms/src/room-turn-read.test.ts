@@ -1,6 +1,8 @@
 import type { RoomMessage } from '@hal-ai/spec';
+import { createToolRegistry, defineTool } from '@hal-ai/tools';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { createTurnRead } from './room-turn-read.js';
+import { createTurnRead, readWebContent } from './room-turn-read.js';
 
 const message = (id: string, content: RoomMessage['content']): RoomMessage => ({
   id,
@@ -42,5 +44,25 @@ describe('createTurnRead', () => {
       { name: 'hal_servers_list', ok: true },
       { name: 'hal_jobs_list', ok: false },
     ]);
+  });
+});
+
+describe('readWebContent', () => {
+  const registry = createToolRegistry([
+    defineTool({
+      name: 'web_fetch',
+      description: 'web',
+      risk: 'write',
+      args: v.object({}),
+      openWorld: true,
+      execute: () => 1,
+    }),
+    defineTool({ name: 'look', description: 'local', risk: 'read', args: v.object({}), execute: () => 1 }),
+  ]);
+
+  it('counts a successful run of an open-world tool, not a failed one nor a local read', () => {
+    expect(readWebContent({ context: [], tools: [{ name: 'web_fetch', ok: true }] }, registry)).toBe(true);
+    expect(readWebContent({ context: [], tools: [{ name: 'web_fetch', ok: false }] }, registry)).toBe(false);
+    expect(readWebContent({ context: [], tools: [{ name: 'look', ok: true }] }, registry)).toBe(false);
   });
 });

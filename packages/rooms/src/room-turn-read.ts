@@ -5,6 +5,7 @@
  * marked as made after reading untrusted web content.
  */
 import type { ContextBlock, RoomMessage } from '@hal-ai/spec';
+import type { ToolRegistry } from '@hal-ai/tools';
 
 /** What a turn read so far. */
 export interface TurnRead {
@@ -40,4 +41,14 @@ export function createTurnRead(): TurnReadRecorder {
       tools.push({ name, ok });
     },
   };
+}
+
+/**
+ * Whether a turn read web content (SPEC §10): a fetched page attached to a message in its prompts (a failed fetch
+ * carries no page text and does not count), or a successful run of a tool that reaches beyond HAL (`openWorld`,
+ * e.g. `web_fetch`). A proposal made by such a turn is `tainted`.
+ */
+export function readWebContent(read: TurnRead, registry: Pick<ToolRegistry<never>, 'get'>): boolean {
+  if (read.context.some((block) => block.source === 'web' && 'text' in block)) return true;
+  return read.tools.some((run) => run.ok && registry.get(run.name)?.openWorld === true);
 }

@@ -47,6 +47,7 @@ describe('room shapes (type level)', () => {
       fetchedAt: string;
     }>();
     expectTypeOf<WebContextErrorBlock['error']>().toEqualTypeOf<ErrorInfo>();
+    expectTypeOf<Action['tainted']>().toEqualTypeOf<boolean>();
   });
 
   it('messages follow SPEC §14: relay depth 0|1, nullable error and usage', () => {

@@ -110,6 +110,11 @@ export interface Action {
   decidedAt: string | null;
   result: unknown;
   error: ErrorInfo | null;
+  /**
+   * Made in a turn that read web content (SPEC §14): the arguments may come from an untrusted page, so approving
+   * it needs the operator's extra confirmation that they checked them.
+   */
+  tainted: boolean;
 }
 
 /** Status of a model turn. */

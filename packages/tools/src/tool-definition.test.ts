@@ -24,6 +24,22 @@ function refusal(definition: unknown): HalError {
 }
 
 describe('defineTool', () => {
+  it('lets a write tool choose per call to run at once, and refuses that choice on read and high tools', async () => {
+    const tool = defineTool({
+      ...base,
+      name: 'web_fetch',
+      risk: 'write',
+      runsAtOnce: (_context: unknown, { id }) => id === 'allowed',
+    });
+    expect(await tool.runsAtOnce?.(undefined, { id: 'allowed' })).toBe(true);
+    expect(await tool.runsAtOnce?.(undefined, { id: 'other' })).toBe(false);
+    expect(defineTool({ ...base, risk: 'write' }).runsAtOnce).toBeUndefined();
+    for (const risk of ['read', 'high'] as const) {
+      const error = refusal({ ...base, risk, identifiers: () => [], runsAtOnce: () => true });
+      expect(error.message).toMatch(/only a write tool/);
+    }
+  });
+
   it('refuses a high tool without identifiers', () => {
     const error = refusal({ ...base, name: 'hal_server_delete', risk: 'high' });
     expect(error.code).toBe('validation_failed');

@@ -32,6 +32,12 @@ export interface ToolDefinition<TArgs extends ToolArgsSchema, TContext, TResult>
   impact?: (context: TContext, args: v.InferOutput<TArgs>) => Promise<unknown> | unknown;
   /** Runs the tool with validated arguments. Throw `HalError` for expected failures. */
   execute: (context: TContext, args: v.InferOutput<TArgs>) => Promise<TResult> | TResult;
+  /**
+   * Only for `write` tools: whether this call runs at once like a read instead of becoming a proposal (e.g.
+   * `web_fetch` to a host the operator allow-listed). Throw `HalError` to refuse the call outright: the caller gets
+   * an error result and no proposal is made. Absent → every call is a proposal.
+   */
+  runsAtOnce?: (context: TContext, args: v.InferOutput<TArgs>) => Promise<boolean> | boolean;
   /** Human title (MCP `annotations.title`). */
   title?: string;
   /** The same call twice has no further effect (MCP `idempotentHint`). */
@@ -68,6 +74,8 @@ export interface Tool<TContext = unknown> {
   impact?(context: TContext, args: unknown): Promise<unknown>;
   /** Runs the tool with validated arguments. */
   execute(context: TContext, args: unknown): Promise<unknown>;
+  /** A `write` tool's per-call choice to run at once (see {@link ToolDefinition.runsAtOnce}). */
+  runsAtOnce?(context: TContext, args: unknown): Promise<boolean>;
 }
 
 function bad(name: unknown, message: string): never {
@@ -94,8 +102,8 @@ function isObjectSchema(schema: unknown): schema is AnySchema {
  *
  * @throws HalError `validation_failed` for a bad definition: a name outside
  * `/^[a-z][a-z0-9_]{0,63}$/`, an empty description, an unknown risk, args that are not a valibot
- * object schema (or cannot be expressed as JSON Schema), a missing `execute`, or a `high` tool
- * without `identifiers`.
+ * object schema (or cannot be expressed as JSON Schema), a missing `execute`, a `high` tool
+ * without `identifiers`, or `runsAtOnce` on a tool that is not `write`.
  *
  * @example
  * const serverGet = defineTool({
@@ -111,7 +119,7 @@ export function defineTool<TArgs extends ToolArgsSchema, TContext = unknown, TRe
 ): Tool<TContext> {
   if (typeof definition !== 'object' || definition === null)
     bad(undefined, 'the definition must be an object');
-  const { name, description, risk, args, identifiers, impact, execute } = definition;
+  const { name, description, risk, args, identifiers, impact, execute, runsAtOnce } = definition;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     bad(name, 'the name must match /^[a-z][a-z0-9_]{0,63}$/');
   }
@@ -122,6 +130,10 @@ export function defineTool<TArgs extends ToolArgsSchema, TContext = unknown, TRe
   if (identifiers !== undefined && typeof identifiers !== 'function')
     bad(name, 'identifiers must be a function');
   if (impact !== undefined && typeof impact !== 'function') bad(name, 'impact must be a function');
+  if (runsAtOnce !== undefined && typeof runsAtOnce !== 'function')
+    bad(name, 'runsAtOnce must be a function');
+  // A high tool always takes the three steps; a read tool runs at once anyway.
+  if (runsAtOnce !== undefined && risk !== 'write') bad(name, 'only a write tool may run at once per call');
   if (risk === 'high' && identifiers === undefined) {
     bad(name, 'a high tool needs identifiers(args): what the operator must retype');
   }
@@ -164,6 +176,13 @@ export function defineTool<TArgs extends ToolArgsSchema, TContext = unknown, TRe
       : {
           async impact(context: TContext, values: unknown): Promise<unknown> {
             return impact(context, values as v.InferOutput<TArgs>);
+          },
+        }),
+    ...(runsAtOnce === undefined
+      ? {}
+      : {
+          async runsAtOnce(context: TContext, values: unknown): Promise<boolean> {
+            return (await runsAtOnce(context, values as v.InferOutput<TArgs>)) === true;
           },
         }),
     async execute(context: TContext, values: unknown): Promise<unknown> {

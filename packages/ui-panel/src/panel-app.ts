@@ -375,11 +375,16 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     });
     try {
       const result = await withReauth(dialogs, () =>
-        api.send<{ action: Action }>(
-          'POST',
-          `/ops/api/ai/actions/${encodeURIComponent(action.id)}/approve`,
-          confirmation ?? {},
-        ),
+        api.send<{ action: Action }>('POST', `/ops/api/ai/actions/${encodeURIComponent(action.id)}/approve`, {
+          // A tainted proposal carries the operator's "I checked the arguments" along (SPEC §10).
+          ...(action.tainted
+            ? {
+                confirmTainted:
+                  card.querySelector<HTMLInputElement>('.hal-tainted-confirm')?.checked === true,
+              }
+            : {}),
+          ...confirmation,
+        }),
       );
       timeline.apply({ type: 'action', action: result.action });
       renderMessages();

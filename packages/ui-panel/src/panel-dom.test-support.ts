@@ -77,6 +77,7 @@ export function testAction(overrides: Partial<Action> = {}): Action {
     decidedAt: null,
     result: null,
     error: null,
+    tainted: false,
     ...overrides,
   };
 }

@@ -31,6 +31,8 @@ export const PANEL_MESSAGES = {
     webTruncated: '잘림',
     webFailed: '가져오기 실패',
     webFinalUrl: '최종 URL',
+    taintedWarning: '웹 콘텐츠를 읽은 뒤 만든 제안입니다. 인자가 페이지에서 왔을 수 있으니 직접 확인하세요.',
+    taintedConfirm: '인자를 직접 확인했습니다',
     command: '명령',
     proposal: '제안',
     tool: '도구',
@@ -120,6 +122,9 @@ export const PANEL_MESSAGES = {
     webTruncated: 'truncated',
     webFailed: 'fetch failed',
     webFinalUrl: 'final URL',
+    taintedWarning:
+      'Made after reading web content: its arguments may come from the page. Check them yourself.',
+    taintedConfirm: 'I checked the arguments',
     command: 'command',
     proposal: 'Proposal',
     tool: 'tool',

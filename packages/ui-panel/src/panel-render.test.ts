@@ -124,6 +124,17 @@ describe('renderTabs', () => {
 });
 
 describe('renderActionCard', () => {
+  it('warns on a tainted proposal and offers the "I checked the arguments" box while it waits', () => {
+    const context = createTestContext([]);
+    const waiting = renderActionCard(context, testAction({ tainted: true }));
+    expect(waiting.querySelector('.hal-tainted')?.textContent).toContain('웹 콘텐츠');
+    expect(waiting.querySelector<HTMLInputElement>('input.hal-tainted-confirm')?.checked).toBe(false);
+    const decided = renderActionCard(context, testAction({ tainted: true, status: 'executed' }));
+    expect(decided.querySelector('.hal-tainted')).not.toBeNull();
+    expect(decided.querySelector('input.hal-tainted-confirm')).toBeNull();
+    expect(renderActionCard(context, testAction()).querySelector('.hal-tainted')).toBeNull();
+  });
+
   const context = createTestContext();
 
   it('shows tool, arguments, tier, identifiers and buttons while proposed', () => {

@@ -2,7 +2,7 @@ import type { Action, Connection, ContentBlock, Room, RoomMessage } from '@hal-a
 import { createElement } from './panel-dom.js';
 import type { Translate } from './panel-i18n.js';
 import type { MarkdownRenderer } from './panel-markdown.js';
-import { renderContextBlock } from './panel-web-context.js';
+import { renderContextBlock, renderTaintWarning } from './panel-web-context.js';
 
 export { createElement } from './panel-dom.js';
 
@@ -253,6 +253,7 @@ export function renderActionCard(context: RenderContext, action: Action): HTMLEl
       createElement(document, 'dd', { class: 'hal-action-state' }, [t(`action_${action.status}` as never)]),
     ]),
   );
+  if (action.tainted) card.append(renderTaintWarning(context, action.status));
   if (action.error) {
     card.append(
       createElement(document, 'div', { class: 'hal-failure', role: 'alert' }, [

@@ -65,3 +65,21 @@ export function renderContextBlock(context: ContextRenderContext, block: Context
     ],
   );
 }
+
+/**
+ * The warning on a proposal made after reading web content (`tainted`): its arguments may come from an untrusted
+ * page. While it waits, a checkbox lets the operator state they checked them; the approval sends it as
+ * `confirmTainted` (without it HAL answers `taint_confirmation_required`).
+ */
+export function renderTaintWarning(context: ContextRenderContext, status: string): HTMLElement {
+  const { document, t } = context;
+  return createElement(document, 'div', { class: 'hal-tainted', role: 'note' }, [
+    createElement(document, 'p', {}, [`⚠ ${t('taintedWarning')}`]),
+    status === 'proposed'
+      ? createElement(document, 'label', {}, [
+          createElement(document, 'input', { type: 'checkbox', class: 'hal-tainted-confirm' }),
+          ` ${t('taintedConfirm')}`,
+        ])
+      : null,
+  ]);
+}

@@ -114,7 +114,7 @@ export function extractHtml(html: string, url: string): ExtractedText {
   try {
     // Readability reads documentURI/baseURI for relative links; linkedom leaves them unset, which it tolerates.
     Object.defineProperty(document, 'documentURI', { value: url, configurable: true });
-    article = new Readability(document as unknown as Document).parse();
+    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0]).parse();
   } catch {
     article = null;
   }

@@ -27,6 +27,7 @@ import { trackRoomWrites } from './rooms/room-write-log.js';
 import type { SharedRoomEventHub } from './rooms/shared-room-event-hub.js';
 import { createSqliteRoomEventHub } from './rooms/sqlite-room-event-hub.js';
 import { createHalToolContext, createHalTools, type HalToolContext } from './tools/index.js';
+import type { HalWebAccess } from './web/hal-web-access.js';
 
 /**
  * What the rooms need of the connection service (`apps/hal/src/ai/connections`): a structural
@@ -64,6 +65,8 @@ export interface AiServiceSettings {
   events?: RoomEventHub;
   limits?: RoomEngineLimits;
   newId?: () => string;
+  /** HAL's web access: linked pages become context blocks, and `web_fetch` reads through it. Absent → neither. */
+  web?: HalWebAccess;
 }
 
 /** The AI rooms of a running HAL: engine, store and live events, kept in step with the connections. */
@@ -72,6 +75,8 @@ export interface AiService {
   store: RoomStore;
   events: RoomEventHub;
   connections: RoomConnections;
+  /** HAL's web access, if it has one (the messages route fetches linked pages through it). */
+  web: HalWebAccess | undefined;
   /**
    * The rooms as the panel shows them: the unified room first, then one direct room per
    * connection in connection order (missing ones created, rooms of deleted connections removed).
@@ -207,6 +212,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
         actor: await actorFor(request.connectionId, request.actionId),
         actions,
         skill,
+        ...(settings.web ? { web: settings.web } : {}),
       });
     },
     async onAudit(entry: RoomAuditEntry) {
@@ -277,6 +283,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
   setMaxListeners(0, shutdown.signal);
   return {
     engine,
+    web: settings.web,
     store,
     events,
     connections,
@@ -293,6 +300,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
       await engine.idle();
       await syncing;
       await shared?.close();
+      await settings.web?.close();
     },
   };
 }

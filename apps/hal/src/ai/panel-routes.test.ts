@@ -17,22 +17,32 @@ describe('panel routes', () => {
     const first = await test.login();
     const initial = await test.request('/ops/api/ai/prefs', { session: first });
     expect(initial.status).toBe(200);
-    expect(await initial.json()).toEqual({ prefs: { panelOpen: true, panelWidth: 380 } });
+    expect(await initial.json()).toEqual({ prefs: { panelOpen: true, panelWidth: 380, webAutoFetch: true } });
 
     const saved = await test.request('/ops/api/ai/prefs', {
       method: 'PUT',
       session: first,
       json: { panelOpen: false, panelWidth: 512 },
     });
-    expect(await saved.json()).toEqual({ prefs: { panelOpen: false, panelWidth: 512 } });
-    await test.request('/ops/api/ai/prefs', { method: 'PUT', session: first, json: { panelOpen: true } });
+    expect(await saved.json()).toEqual({ prefs: { panelOpen: false, panelWidth: 512, webAutoFetch: true } });
+    await test.request('/ops/api/ai/prefs', {
+      method: 'PUT',
+      session: first,
+      json: { panelOpen: true, webAutoFetch: false },
+    });
 
     // Another browser: a new session of the same operator.
     const second = await test.login();
     const again = await test.request('/ops/api/ai/prefs', { session: second });
-    expect(await again.json()).toEqual({ prefs: { panelOpen: true, panelWidth: 512 } });
+    expect(await again.json()).toEqual({ prefs: { panelOpen: true, panelWidth: 512, webAutoFetch: false } });
 
-    for (const body of [{ panelWidth: 10 }, { panelWidth: 'wide' }, { panelOpen: 1 }, { other: true }]) {
+    for (const body of [
+      { panelWidth: 10 },
+      { panelWidth: 'wide' },
+      { panelOpen: 1 },
+      { webAutoFetch: 'yes' },
+      { other: true },
+    ]) {
       const refused = await test.request('/ops/api/ai/prefs', { method: 'PUT', session: second, json: body });
       expect(refused.status).toBe(400);
       expect((await refused.json()).error.code).toBe('validation_failed');

@@ -10,12 +10,18 @@ import type { AppEnv } from '../http/env.js';
 export interface PanelPrefs {
   panelOpen: boolean;
   panelWidth: number;
+  /** Fetch the links in this operator's messages as context (the global `web.auto_fetch` must be on too). */
+  webAutoFetch: boolean;
 }
 
 /** What an operator who never changed anything gets. */
-export const DEFAULT_PANEL_PREFS: PanelPrefs = { panelOpen: true, panelWidth: 380 };
+export const DEFAULT_PANEL_PREFS: PanelPrefs = { panelOpen: true, panelWidth: 380, webAutoFetch: true };
 
-const PREF_KEYS = { panelOpen: 'ai.panel.open', panelWidth: 'ai.panel.width' } as const;
+const PREF_KEYS = {
+  panelOpen: 'ai.panel.open',
+  panelWidth: 'ai.panel.width',
+  webAutoFetch: 'ai.web.auto_fetch',
+} as const;
 const WIDTH_MIN = 280;
 const WIDTH_MAX = 960;
 
@@ -47,11 +53,12 @@ function readPrefsBody(value: unknown): Partial<PanelPrefs> {
   const body = value as Record<string, unknown>;
   const result: Partial<PanelPrefs> = {};
   for (const key of Object.keys(body)) {
-    if (key !== 'panelOpen' && key !== 'panelWidth') throw invalid(key, `Unknown preference ${key}`);
+    if (!(key in PREF_KEYS)) throw invalid(key, `Unknown preference ${key}`);
   }
-  if (body.panelOpen !== undefined) {
-    if (typeof body.panelOpen !== 'boolean') throw invalid('panelOpen', 'panelOpen must be a boolean');
-    result.panelOpen = body.panelOpen;
+  for (const key of ['panelOpen', 'webAutoFetch'] as const) {
+    if (body[key] === undefined) continue;
+    if (typeof body[key] !== 'boolean') throw invalid(key, `${key} must be a boolean`);
+    result[key] = body[key];
   }
   if (body.panelWidth !== undefined) {
     const width = body.panelWidth;
@@ -63,7 +70,8 @@ function readPrefsBody(value: unknown): Partial<PanelPrefs> {
   return result;
 }
 
-async function readPrefs(deps: AppDeps, operatorId: string): Promise<PanelPrefs> {
+/** One operator's panel preferences (defaults for what they never changed). */
+export async function readPanelPrefs(deps: Pick<AppDeps, 'db'>, operatorId: string): Promise<PanelPrefs> {
   const rows = await deps.db
     .selectFrom('operator_prefs')
     .select(['key', 'value'])
@@ -80,6 +88,7 @@ async function readPrefs(deps: AppDeps, operatorId: string): Promise<PanelPrefs>
     }
     if (row.key === PREF_KEYS.panelOpen && typeof value === 'boolean') prefs.panelOpen = value;
     if (row.key === PREF_KEYS.panelWidth && typeof value === 'number') prefs.panelWidth = value;
+    if (row.key === PREF_KEYS.webAutoFetch && typeof value === 'boolean') prefs.webAutoFetch = value;
   }
   return prefs;
 }
@@ -87,8 +96,8 @@ async function readPrefs(deps: AppDeps, operatorId: string): Promise<PanelPrefs>
 /**
  * The panel's own routes, mounted at `/ops` (behind the session and CSRF middleware):
  * `GET /ops/assets/panel.js|panel.css` serve the built browser bundle of `@hal-ai/ui-panel`;
- * `GET /ops/api/ai/prefs` → `{prefs}` and `PUT /ops/api/ai/prefs {panelOpen?, panelWidth?}` →
- * `{prefs}` keep the panel's open state and width per operator (`operator_prefs`), so they
+ * `GET /ops/api/ai/prefs` → `{prefs}` and `PUT /ops/api/ai/prefs {panelOpen?, panelWidth?, webAutoFetch?}` →
+ * `{prefs}` keep the panel's open state, width and link fetching per operator (`operator_prefs`), so they
  * follow the operator to another browser.
  *
  * @example
@@ -119,7 +128,9 @@ export function createPanelRoutes(deps: AppDeps, settings: PanelRouteSettings = 
     return c.body(text);
   });
 
-  routes.get('/api/ai/prefs', async (c) => c.json({ prefs: await readPrefs(deps, c.get('operator').id) }));
+  routes.get('/api/ai/prefs', async (c) =>
+    c.json({ prefs: await readPanelPrefs(deps, c.get('operator').id) }),
+  );
 
   routes.put('/api/ai/prefs', async (c) => {
     let raw: unknown;
@@ -147,7 +158,7 @@ export function createPanelRoutes(deps: AppDeps, settings: PanelRouteSettings = 
         )
         .execute();
     }
-    return c.json({ prefs: await readPrefs(deps, operatorId) });
+    return c.json({ prefs: await readPanelPrefs(deps, operatorId) });
   });
 
   return routes;

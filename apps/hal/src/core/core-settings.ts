@@ -95,6 +95,22 @@ export const SETTINGS_SCHEMA: Record<string, SettingDefinition> = {
     confidential: true,
     perServer: true,
   },
+  'web.auto_fetch': {
+    type: 'boolean',
+    default: true,
+    description: 'Fetch the links in an operator message (at most 2) as context before the models answer',
+    confidential: false,
+    perServer: false,
+  },
+  'web.allowed_hosts': {
+    type: 'string',
+    maxLength: 2000,
+    default: '',
+    description:
+      'Hosts a model may web_fetch at once, without a proposal (comma-separated; *.example.com for subdomains)',
+    confidential: false,
+    perServer: false,
+  },
   'alerts.webhook_secret': {
     type: 'string',
     default: null,

@@ -71,6 +71,7 @@ function action(roomId: string, id: string): NewActionRecord {
     turnId: 'turn_1',
     clientName: null,
     reason: null,
+    tainted: false,
   };
 }
 
@@ -225,7 +226,12 @@ export function describeRoomStoreContract(
         await store.appendMessage(message(room.id, 'm1'));
         const created = await store.createAction(action(room.id, 'a1'));
         expect(created.changeSeq).toBe(2);
-        expect(created).toMatchObject({ status: 'proposed', args: { serverId: 'srv_1' }, result: null });
+        expect(created).toMatchObject({
+          status: 'proposed',
+          args: { serverId: 'srv_1' },
+          result: null,
+          tainted: false,
+        });
         const attempts = await Promise.all(
           Array.from({ length: 25 }, () =>
             store.transitionAction('a1', ['proposed'], 'executing', {
@@ -251,6 +257,10 @@ export function describeRoomStoreContract(
         expect(await store.listActions(room.id, { afterSeq: 4 })).toEqual([]);
         expect((await store.listActionsByStatus('executed')).map((entry) => entry.id)).toEqual(['a1']);
         expect(await store.getAction('a1')).toEqual(done);
+        // A proposal made after reading web content keeps its mark.
+        const tainted = await store.createAction({ ...action(room.id, 'a-web'), tainted: true });
+        expect(tainted.tainted).toBe(true);
+        expect((await store.getAction('a-web'))?.tainted).toBe(true);
       }),
     );
 

@@ -89,6 +89,7 @@ function toAction(row: Selectable<AiActionsTable>): ActionRecord {
     clientName: row.client_name,
     reason: row.reason,
     changeSeq: row.change_seq,
+    tainted: row.tainted === 1,
   };
 }
 
@@ -510,6 +511,7 @@ export function createKyselyRoomStore(
               client_name: input.clientName,
               reason: input.reason,
               change_seq: changeSeq,
+              tainted: input.tainted ? 1 : 0,
             })
             .returningAll()
             .executeTakeFirstOrThrow();

@@ -22,6 +22,7 @@ import { createLogger } from '../../logger.js';
 import { createAppVault } from '../../secrets/index.js';
 import { type AiService, createAiService } from '../ai-service.js';
 import { type ConnectionManager, createConnectionService } from '../connections/index.js';
+import type { HalWebAccess } from '../web/hal-web-access.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON response bodies loosely.
 type LooseJson = any;
@@ -73,6 +74,10 @@ export interface RoomTestAppOptions {
   /** Reuse a data folder, fakes and connections (restart tests). */
   reuse?: Pick<RoomTestApp, 'dataDir' | 'gpt' | 'claude' | 'ids' | 'keys'>;
   skill?: string;
+  /** Extra environment for the config (e.g. `HAL_WEB_ALLOW_PRIVATE: '1'`, the explicit test allowance). */
+  env?: Record<string, string>;
+  /** HAL's web access, built from the deps (absent → no linked pages, no `web_fetch`). */
+  web?: (deps: AppDeps) => HalWebAccess;
 }
 
 /**
@@ -86,7 +91,10 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
   const database = openDatabase(dbFile);
   await migrateToLatest(database.db);
   const clock = createManualClock(Date.now());
-  const config = { ...loadConfig({ HAL_DATA_DIR: dataDir }), passwordHashing: TEST_SCRYPT_PARAMS };
+  const config = {
+    ...loadConfig({ HAL_DATA_DIR: dataDir, ...options.env }),
+    passwordHashing: TEST_SCRYPT_PARAMS,
+  };
   const deps = createDeps({
     db: database.db,
     sqlite: database.sqlite,
@@ -125,7 +133,12 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
     { firstByteTimeoutMs: 20_000, idleTimeoutMs: 20_000 },
   );
   deps.connections = connections;
-  const ai = createAiService({ deps, connections, skill: options.skill ?? 'HAL SKILL DOCUMENT (test)' });
+  const ai = createAiService({
+    deps,
+    connections,
+    skill: options.skill ?? 'HAL SKILL DOCUMENT (test)',
+    ...(options.web ? { web: options.web(deps) } : {}),
+  });
   deps.ai = ai;
   const username = `op${randomBytes(3).toString('hex')}`;
   const { password } = await createOperator({ ...deps, passwordParams: TEST_SCRYPT_PARAMS }, username);

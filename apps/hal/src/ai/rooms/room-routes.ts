@@ -47,7 +47,13 @@ function allowOnly(body: Record<string, unknown>, keys: readonly string[]): void
 }
 
 /** The three-step confirmation fields of an approval, type-checked (their values are checked by threeStep). */
-const CONFIRMATION_KEYS = ['confirmToken', 'confirmImpact', 'confirmIdentifiers', 'confirmExecute'] as const;
+const CONFIRMATION_KEYS = [
+  'confirmToken',
+  'confirmImpact',
+  'confirmIdentifiers',
+  'confirmExecute',
+  'confirmTainted',
+] as const;
 
 function checkConfirmationTypes(body: Record<string, unknown>): void {
   allowOnly(body, CONFIRMATION_KEYS);
@@ -55,7 +61,7 @@ function checkConfirmationTypes(body: Record<string, unknown>): void {
   if (body.confirmToken !== undefined && typeof body.confirmToken !== 'string') {
     issues.push({ path: 'confirmToken', message: 'must be a string' });
   }
-  for (const key of ['confirmImpact', 'confirmExecute'] as const) {
+  for (const key of ['confirmImpact', 'confirmExecute', 'confirmTainted'] as const) {
     if (body[key] !== undefined && typeof body[key] !== 'boolean')
       issues.push({ path: key, message: 'must be true' });
   }
@@ -170,12 +176,15 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
     }
     const page = readPage(body.context);
     const operator = c.get('operator');
+    // Linked pages are fetched before the turn (SPEC §10); a failed fetch is an error block, never a failed post.
+    const attachments = ai.web ? await ai.web.contextBlocks(text, operator.id) : [];
     // The engine reads the room (and answers not_found) itself: a second read here would cost every post.
     const result = await ai.engine.postMessage({
       roomId: c.req.param('id'),
       operator: { id: operator.id, username: operator.username },
       text,
       context: { page },
+      ...(attachments.length > 0 ? { attachments } : {}),
     });
     return c.json(
       { message: result.message, turns: result.turns, ...(result.note ? { note: result.note } : {}) },
@@ -263,6 +272,15 @@ export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {})
     if (!stored) throw new HalError('not_found', `No action ${actionId}`);
     if (stored.status !== 'proposed') {
       throw new HalError('action_not_pending', `Action ${actionId} is ${stored.status}`);
+    }
+    // A proposal made after reading web content may carry arguments a page planted: the operator must say they
+    // checked them (SPEC §10). Asked before the three steps, so a high action never hands out a token first.
+    if (stored.tainted && body.confirmTainted !== true) {
+      throw new HalError(
+        'taint_confirmation_required',
+        'This proposal was made after reading web content: check its arguments, then approve with confirmTainted: true',
+        { details: { tool: stored.tool, args: stored.args } },
+      );
     }
     const description = await ai.engine.describeAction(actionId);
     const operator = c.get('operator');

@@ -188,6 +188,7 @@ describe('read tools return what the console API returns', () => {
       decidedAt: null,
       result: null,
       error: null,
+      tainted: false,
     });
     h.actions.add(action('act_1', 'proposed'));
     h.actions.add(action('act_2', 'executed'));

@@ -4,6 +4,7 @@ import { type HalCore, runningCore } from '../../core/hal-core.js';
 import type { AppDeps } from '../../deps.js';
 import { type HealthReport, readHealth } from '../../routes/health.js';
 import { loadSkill } from '../skill.js';
+import type { HalWebAccess } from '../web/hal-web-access.js';
 
 /** Where the proposal tools read proposals from (the room store provides it). */
 export interface HalToolActions {
@@ -31,6 +32,8 @@ export interface HalToolContext {
   audit?: Pick<AuditLog, 'list'>;
   /** What `GET /api/health` reports. */
   health?: () => Promise<HealthReport>;
+  /** HAL's web access (`web_fetch`); absent where no fetcher runs (then `web_fetch` fails with `web_fetch_failed`). */
+  web?: HalWebAccess;
 }
 
 /** Settings of {@link createHalToolContext}. */
@@ -39,6 +42,8 @@ export interface HalToolContextSettings {
   actions: HalToolActions;
   /** The skill text (default: {@link loadSkill}). */
   skill?: () => Promise<string>;
+  /** HAL's web access, for `web_fetch`. */
+  web?: HalWebAccess;
 }
 
 /**
@@ -58,5 +63,6 @@ export function createHalToolContext(deps: AppDeps, settings: HalToolContextSett
     skill: settings.skill ?? (() => loadSkill()),
     audit: deps.audit,
     health: () => readHealth(deps),
+    ...(settings.web ? { web: settings.web } : {}),
   };
 }

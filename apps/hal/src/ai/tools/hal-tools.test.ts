@@ -6,13 +6,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolHarness, type ToolHarness } from './hal-tools.test-support.js';
 import { createHalTools, HAL_TOOL_NAMES, HAL_TOOL_TIERS } from './index.js';
 
-/** SPEC §4, copied as text on purpose: the registry must match the specification, not itself. */
+/**
+ * SPEC §4, copied as text on purpose: the registry must match the specification, not itself. SPEC §10 adds
+ * `web_fetch` (write: a proposal, except for allow-listed hosts; see docs/decisions.md).
+ */
 const SPEC_TIERS = {
   read: `hal_skill hal_health hal_overview hal_servers_list hal_server_get hal_server_metrics
     hal_releases_list hal_jobs_list hal_job_get hal_incidents_list hal_audit_list hal_mail_services_list
     hal_emergency_list hal_dr_status hal_changelog hal_settings_get hal_action_status hal_actions_pending`,
   write: `hal_server_create hal_server_approve hal_server_maintenance hal_incident_open
-    hal_incident_resolve hal_job_control hal_module_health hal_dr_snapshot`,
+    hal_incident_resolve hal_job_control hal_module_health hal_dr_snapshot web_fetch`,
   high: `hal_server_isolate hal_server_delete hal_module_deploy hal_module_rollback
     hal_module_reconcile hal_release_approve hal_job_revert hal_config_set hal_settings_set
     hal_settings_apply`,
@@ -30,7 +33,7 @@ describe('the HAL tool set', () => {
   it('has exactly the SPEC §4 tools', () => {
     expect(tools.list().map((t) => t.name)).toEqual(specRows.map(([name]) => name));
     expect(HAL_TOOL_NAMES).toEqual(specRows.map(([name]) => name));
-    expect(specRows).toHaveLength(36);
+    expect(specRows).toHaveLength(37);
   });
 
   it.each(specRows)('%s has tier %s', (name, tier) => {
@@ -55,10 +58,14 @@ describe('the HAL tool set', () => {
     expect(tools.get('hal_module_reconcile')?.identifiers?.({})).toEqual(['all servers']);
   });
 
-  it('takes no shell command, file path or network target', () => {
+  it('takes no shell command, file path or network target (web_fetch alone takes a URL, SPEC §10)', () => {
     const forbidden =
       /^(command|cmd|shell|script|path|file|filename|dir|directory|url|uri|host|hostname|address|endpoint|artifact)$/i;
-    for (const tool of tools.list()) {
+    // web_fetch's URL goes through the one guarded fetcher (no private address, ports 80/443) and is a proposal
+    // unless its host is allow-listed; every other tool stays free of network targets.
+    const webSchema = tools.get('web_fetch')?.inputSchema as { properties?: object } | undefined;
+    expect(Object.keys(webSchema?.properties ?? {})).toEqual(['url']);
+    for (const tool of tools.list().filter((entry) => entry.name !== 'web_fetch')) {
       const properties = Object.keys((tool.inputSchema as { properties?: object }).properties ?? {});
       for (const property of properties)
         expect(forbidden.test(property), `${tool.name}.${property}`).toBe(false);
@@ -83,7 +90,7 @@ describe('the HAL tool set', () => {
       prepareOpenAICompatibleTools(declarations, undefined).tools ?? [];
     const gemini = prepareGeminiTools(declarations, undefined).tools ?? [];
     const mcp = toMcpTools(list);
-    expect(anthropic).toHaveLength(36);
+    expect(anthropic).toHaveLength(37);
     for (const declaration of anthropic) {
       expect(declaration.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
       expect(declaration.input_schema.type).toBe('object');
@@ -96,7 +103,7 @@ describe('the HAL tool set', () => {
         expect(declaration.function.parameters).toMatchObject({ type: 'object' });
     }
     const functions = gemini[0]?.functionDeclarations ?? [];
-    expect(functions).toHaveLength(36);
+    expect(functions).toHaveLength(37);
     const allowed = new Set([
       'type',
       'properties',
@@ -150,7 +157,7 @@ describe('the HAL tool set', () => {
 
   it('presets select the right tools', () => {
     const names = (preset: Parameters<typeof tools.select>[0]) => tools.select(preset).map((t) => t.name);
-    expect(names({ preset: 'all' })).toHaveLength(36);
+    expect(names({ preset: 'all' })).toHaveLength(37);
     expect(names({ preset: 'read_only' })).toEqual(specRows.filter(([, r]) => r === 'read').map(([n]) => n));
     expect(names({ preset: 'read_write' })).toEqual(specRows.filter(([, r]) => r !== 'high').map(([n]) => n));
     expect(names({ preset: 'none' })).toEqual([]);

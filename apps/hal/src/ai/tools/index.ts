@@ -3,6 +3,7 @@ import { createToolRegistry, type ToolRegistry } from '@hal-ai/tools';
 import { createHighTools } from './hal-high-tools.js';
 import { createReadTools } from './hal-read-tools.js';
 import type { HalToolContext } from './hal-tool-context.js';
+import { createWebTools } from './hal-web-tools.js';
 import { createWriteTools } from './hal-write-tools.js';
 
 export {
@@ -27,6 +28,7 @@ export {
   SERVER_STATE_MEANINGS,
 } from './hal-tool-meanings.js';
 export { PageArgs, pageOfList } from './hal-tool-paging.js';
+export { createWebTools, WebFetchArgs } from './hal-web-tools.js';
 export { createWriteTools, JOB_WRITE_CONTROLS, JobWriteControlArgs } from './hal-write-tools.js';
 
 /**
@@ -60,6 +62,8 @@ export const HAL_TOOL_TIERS = {
   hal_job_control: 'write',
   hal_module_health: 'write',
   hal_dr_snapshot: 'write',
+  // SPEC §10: a write tool that runs at once for allow-listed hosts (see docs/decisions.md).
+  web_fetch: 'write',
   hal_server_isolate: 'high',
   hal_server_delete: 'high',
   hal_module_deploy: 'high',
@@ -91,6 +95,7 @@ export function createHalTools(): ToolRegistry<HalToolContext> {
   return createToolRegistry<HalToolContext>([
     ...createReadTools(),
     ...createWriteTools(),
+    ...createWebTools(),
     ...createHighTools(),
   ]);
 }

@@ -6,6 +6,7 @@ import * as aiConnections from './0004-ai-connections.js';
 import * as aiRooms from './0005-ai-rooms.js';
 import * as loginCounters from './0006-login-counters.js';
 import * as aiCliCheckMcpGrants from './0007-ai-cli-check-mcp-grants.js';
+import * as aiActionTainted from './0008-ai-action-tainted.js';
 
 /**
  * Every migration, in order. A static provider (no directory scanning) so the bundled `hal`
@@ -20,6 +21,7 @@ const migrations: Record<string, Migration> = {
   '0005-ai-rooms': aiRooms,
   '0006-login-counters': loginCounters,
   '0007-ai-cli-check-mcp-grants': aiCliCheckMcpGrants,
+  '0008-ai-action-tainted': aiActionTainted,
 };
 
 /** The migration provider `hal db migrate` and start-up use. */

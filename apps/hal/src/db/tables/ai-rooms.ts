@@ -69,6 +69,8 @@ export interface AiActionsTable {
   client_name: string | null;
   reason: string | null;
   change_seq: number;
+  /** 1 when the proposing turn read web content (SPEC §14 `tainted`). */
+  tainted: number;
 }
 
 /** The AI rooms' tables. */
