@@ -45,6 +45,17 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'CODEX_BIN', fallback: 'discovered', description: 'path of the codex CLI' },
   { name: 'HAL_URL', fallback: 'unset', description: 'hal agent: the HAL to connect to (or --hal)' },
   { name: 'HAL_AGENT_TOKEN', fallback: 'unset', description: 'hal agent: its token (or --token)' },
+  {
+    name: 'HTTPS_PROXY',
+    fallback: 'unset',
+    description: 'proxy for outbound https: calls (providers, OAuth, agent)',
+  },
+  {
+    name: 'HTTP_PROXY',
+    fallback: 'unset',
+    description: 'proxy for outbound http: calls (and https: without HTTPS_PROXY)',
+  },
+  { name: 'NO_PROXY', fallback: 'unset', description: 'hosts called directly: a,b,.domain,host:port or *' },
 ];
 
 /** The environment section of `hal --help`. */

@@ -3,6 +3,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createDispatcherFetch, createProxyDispatcher, type ProxyEnvironment } from '@hal-ai/providers';
 import { serve } from '@hono/node-server';
 import { createAgentDirectory } from './agents/agent-directory.js';
 import { createLocalAgent } from './agents/agent-local.js';
@@ -32,6 +33,8 @@ export interface StartServerOptions {
   clock?: Clock;
   /** Where the first-run password and the "listening" line go (never the log). Defaults to stdout. */
   output?: { write(text: string): unknown };
+  /** Where `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` are read for every outbound call. Default `process.env`. */
+  env?: ProxyEnvironment;
 }
 
 /** A running HAL. */
@@ -93,15 +96,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // In the built bundle the `hal-mcp` bin sits beside this module: local CLI runs get HAL's MCP
     // server (read tools run, the rest become approval requests). Run from sources there is none.
     const mcpBin = fileURLToPath(new URL('./mcp-bin.js', import.meta.url));
+    // One dispatcher from the environment for every outbound call: provider, model-list and OAuth calls all
+    // follow HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
+    const dispatcher = createProxyDispatcher(options.env ?? process.env);
     deps.connections = createConnectionService(
       { ...deps, vault },
-      fs.existsSync(mcpBin)
-        ? {
-            cli: {
-              mcp: (selection) => halMcpAttachment(deps, selection, { binPath: mcpBin }),
-            },
-          }
-        : {},
+      {
+        dispatcher,
+        fetch: createDispatcherFetch(dispatcher),
+        ...(fs.existsSync(mcpBin)
+          ? { cli: { mcp: (selection) => halMcpAttachment(deps, selection, { binPath: mcpBin }) } }
+          : {}),
+      },
     );
     // The core finds agents through deps, so the directory can be built after the core it resolves tokens with.
     const core = createHalCore({

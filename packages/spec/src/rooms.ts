@@ -1,5 +1,5 @@
 import type { ErrorInfo } from './errors.js';
-import type { ReasoningPart, TextPart, ToolCallPart, Usage } from './language-model.js';
+import type { ReasoningLevel, ReasoningPart, TextPart, ToolCallPart, Usage } from './language-model.js';
 import type { ToolPreset, ToolRisk } from './tools.js';
 
 /** A content block of a stored room message. */
@@ -172,6 +172,8 @@ export interface Connection {
   models: string[] | null;
   identity: { role: string; traits: string; instructions: string };
   tools: { preset: ToolPreset; enabled: string[] };
+  /** How hard the connection's model thinks (SPEC §2); `off` by default. */
+  reasoning: ReasoningLevel;
   status: ConnectionStatus;
   lastCheckedAt: string | null;
   lastError: ErrorInfo | null;

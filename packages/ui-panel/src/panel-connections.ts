@@ -27,6 +27,9 @@ export interface MountConnectionsSettings {
 /** The tool presets a connection can take (SPEC §4); `ui-panel` imports only types from spec. */
 const TOOL_PRESET_NAMES = ['all', 'read_write', 'read_only', 'none', 'custom'] as const;
 
+/** The reasoning levels a connection can take (SPEC §2), `off` first: the default. */
+const REASONING_LEVEL_NAMES = ['off', 'low', 'medium', 'high'] as const;
+
 /** The message type the OAuth callback page posts to its opener. */
 export const OAUTH_MESSAGE_TYPE = 'hal-oauth';
 
@@ -260,6 +263,11 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
       TOOL_PRESET_NAMES.map((name) => [name, name]),
       current?.tools.preset ?? 'all',
     );
+    const reasoning = select(
+      'reasoning',
+      REASONING_LEVEL_NAMES.map((level) => [level, level]),
+      current?.reasoning ?? 'off',
+    );
     const refresh = () => {
       const preset = providers.find((candidate) => candidate.id === provider.value);
       const methods = preset?.authMethods ?? ['api_key'];
@@ -322,6 +330,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
       field(t('traits'), traits),
       field(t('instructions'), instructions),
       field(t('toolPreset'), tools),
+      field(t('reasoning'), reasoning),
       createElement(document, 'div', { class: 'hal-dialog-buttons' }, [cancel, submit]),
     );
     form.addEventListener('submit', (event) => {
@@ -330,6 +339,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
         name: name.value.trim(),
         identity: { role: role.value, traits: traits.value, instructions: instructions.value },
         tools: { preset: tools.value },
+        reasoning: reasoning.value,
       };
       if (baseUrl.value.trim()) body.baseUrl = baseUrl.value.trim();
       if (model.value.trim()) body.model = model.value.trim();

@@ -32,6 +32,7 @@ export function testConnection(overrides: Partial<Connection> = {}): Connection 
     models: ['m1'],
     identity: { role: '', traits: '', instructions: '' },
     tools: { preset: 'all', enabled: [] },
+    reasoning: 'off',
     status: 'active',
     lastCheckedAt: null,
     lastError: null,

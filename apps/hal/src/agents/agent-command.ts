@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { createDispatcherFetch, createProxyDispatcher } from '@hal-ai/providers';
 import { HalError } from '@hal-ai/spec';
 import type { CliCommand } from '../cli-command.js';
 import { type AgentLoopSettings, runAgentLoop } from './agent-loop.js';
@@ -10,6 +11,7 @@ export interface AgentCommandIo {
   stderr?: (text: string) => void;
   /** Subscribes to the stop signals (default: SIGINT and SIGTERM of this process); returns an unsubscribe. */
   onStop?: (stop: () => void) => () => void;
+  /** Default: a `fetch` that follows `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY` of `env`. */
   fetch?: typeof globalThis.fetch;
   /** Extra loop settings (tests: short backoff). */
   loop?: Partial<Omit<AgentLoopSettings, 'halUrl' | 'token' | 'dataDir' | 'signal'>>;
@@ -68,7 +70,8 @@ export async function runAgentCommand(argv: string[], io: AgentCommandIo = {}): 
       dataDir: values['data-dir'] ?? env.HAL_DATA_DIR ?? './data',
       signal: stop.signal,
       log,
-      ...(io.fetch ? { fetch: io.fetch } : {}),
+      // The agent's polls to HAL follow the same proxy variables as every other outbound call.
+      fetch: io.fetch ?? createDispatcherFetch(createProxyDispatcher(env)),
     });
     return 0;
   } catch (error) {

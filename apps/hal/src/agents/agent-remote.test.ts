@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createFakeProxy } from '@hal-ai/providers/testing';
 import { HalError } from '@hal-ai/spec';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -321,6 +322,21 @@ describe('remote agents over HTTP (pull model)', () => {
     expect(await running).toBe(0);
     expect(unsubscribed).toBe(true);
     expect(output.join('')).toContain('agent stopped');
+  });
+
+  it('`hal agent` reaches HAL through HTTP_PROXY of its environment (NO_PROXY emptied for loopback)', async () => {
+    const proxy = await createFakeProxy();
+    try {
+      const refused = await runAgentCommand(['--hal', halUrl, '--data-dir', path.join(work, 'proxied')], {
+        stderr: () => {},
+        env: { HAL_AGENT_TOKEN: createAgentToken(), HTTP_PROXY: proxy.url, NO_PROXY: '' },
+        onStop: () => () => {},
+      });
+      expect(refused).toBe(1);
+      expect(proxy.requests).toContainEqual({ method: 'CONNECT', target: new URL(halUrl).host });
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('is registered in the hal command table and stops on its stop signal', async () => {

@@ -16,6 +16,7 @@ function connection(id: string, name: string): Connection {
     models: ['m'],
     identity: { role: '', traits: '', instructions: '' },
     tools: { preset: 'none', enabled: [] },
+    reasoning: 'off',
     status: 'active',
     lastCheckedAt: null,
     lastError: null,

@@ -179,6 +179,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
     model: lazyModel(connections, connection),
     modelId: connection.model ?? 'default',
     toolSelection: { preset: connection.tools.preset, enabled: [...connection.tools.enabled] },
+    reasoning: connection.reasoning,
   });
 
   const actorFor = async (connectionId: string | null, actionId: string | null): Promise<AuditActor> => {

@@ -1,4 +1,4 @@
-import { HalError, TOOL_PRESETS } from '@hal-ai/spec';
+import { HalError, REASONING_LEVELS, TOOL_PRESETS } from '@hal-ai/spec';
 import * as v from 'valibot';
 import { HAL_TOOL_NAMES } from '../tools/index.js';
 
@@ -77,6 +77,7 @@ export const createConnectionSchema = v.strictObject({
   model: v.optional(v.nullable(v.pipe(v.string(), v.minLength(1), v.maxLength(200)))),
   identity: v.optional(identitySchema, {}),
   tools: v.optional(toolsSchema, { preset: 'all' }),
+  reasoning: v.optional(v.picklist(REASONING_LEVELS), 'off'),
   cli: v.optional(v.strictObject({ tool: v.picklist(['claude', 'codex']) })),
   oauth: v.optional(oauthSchema),
 });
@@ -92,6 +93,7 @@ export const updateConnectionSchema = v.strictObject({
   identity: v.optional(v.partial(identitySchema)),
   model: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(200))),
   tools: v.optional(toolsSchema),
+  reasoning: v.optional(v.picklist(REASONING_LEVELS)),
   baseUrl: v.optional(v.nullable(endpointSchema)),
   apiKey: v.optional(secretSchema),
   status: v.optional(v.picklist(['active', 'disabled'])),

@@ -52,6 +52,7 @@ import {
   rowLastError,
   rowModels,
   rowOAuth,
+  rowReasoning,
   rowTools,
 } from './connection-store.js';
 
@@ -187,6 +188,7 @@ export function createConnectionService(
       models: rowModels(row),
       identity: rowIdentity(row),
       tools: rowTools(row),
+      reasoning: rowReasoning(row),
       status: row.status as ConnectionStatus,
       lastCheckedAt: row.last_checked_at,
       lastError: rowLastError(row),
@@ -281,6 +283,10 @@ export function createConnectionService(
     if (input.tools !== undefined) {
       values.tools = JSON.stringify({ preset: input.tools.preset, enabled: input.tools.enabled ?? [] });
       changed.push('tools');
+    }
+    if (input.reasoning !== undefined && input.reasoning !== row.reasoning) {
+      values.reasoning = input.reasoning;
+      changed.push('reasoning');
     }
     if (input.apiKey !== undefined && row.auth !== 'api_key')
       throw invalidField('apiKey', 'only with auth "api_key"');
@@ -393,6 +399,7 @@ export function createConnectionService(
         models: null,
         identity: JSON.stringify(input.identity),
         tools: JSON.stringify({ preset: input.tools.preset, enabled: input.tools.enabled ?? [] }),
+        reasoning: input.reasoning,
         status: input.auth === 'oauth' ? 'reauth_required' : 'error',
         last_checked_at: null,
         last_error: null,

@@ -1,5 +1,5 @@
 import type { ConnectionOAuthOverrides } from '@hal-ai/providers';
-import { type Connection, type ErrorInfo, HalError } from '@hal-ai/spec';
+import { type Connection, type ErrorInfo, HalError, REASONING_LEVELS } from '@hal-ai/spec';
 import type { Kysely, Selectable } from 'kysely';
 import type { Clock } from '../../core/clock.js';
 import type { Database } from '../../db/schema.js';
@@ -73,6 +73,13 @@ export function rowIdentity(row: ConnectionRow): Connection['identity'] {
 export function rowTools(row: ConnectionRow): Connection['tools'] {
   const tools = parseColumn<{ preset?: string; enabled?: string[] }>(row.tools, {});
   return { preset: (tools.preset ?? 'all') as Connection['tools']['preset'], enabled: tools.enabled ?? [] };
+}
+
+/** A row's reasoning level; anything unknown reads as `off` (no reasoning parameter is sent). */
+export function rowReasoning(row: ConnectionRow): Connection['reasoning'] {
+  return (REASONING_LEVELS as readonly string[]).includes(row.reasoning)
+    ? (row.reasoning as Connection['reasoning'])
+    : 'off';
 }
 
 /** A row's model list from its last check, or `null` before one. */

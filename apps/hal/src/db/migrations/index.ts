@@ -7,6 +7,7 @@ import * as aiRooms from './0005-ai-rooms.js';
 import * as loginCounters from './0006-login-counters.js';
 import * as aiCliCheckMcpGrants from './0007-ai-cli-check-mcp-grants.js';
 import * as aiActionTainted from './0008-ai-action-tainted.js';
+import * as aiConnectionReasoning from './0009-ai-connection-reasoning.js';
 
 /**
  * Every migration, in order. A static provider (no directory scanning) so the bundled `hal`
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0006-login-counters': loginCounters,
   '0007-ai-cli-check-mcp-grants': aiCliCheckMcpGrants,
   '0008-ai-action-tainted': aiActionTainted,
+  '0009-ai-connection-reasoning': aiConnectionReasoning,
 };
 
 /** The migration provider `hal db migrate` and start-up use. */

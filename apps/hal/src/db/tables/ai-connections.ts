@@ -19,6 +19,8 @@ export interface AiConnectionsTable {
   identity: string;
   /** JSON `{preset, enabled}`. */
   tools: string;
+  /** `off | low | medium | high` (SPEC §2). */
+  reasoning: string;
   /** `active | disabled | reauth_required | error`. */
   status: string;
   last_checked_at: string | null;
