@@ -118,6 +118,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       dataDir: config.dataDir,
       agents: { get: (serverId) => deps.agents?.get(serverId) },
       logger,
+      secrets: vault,
     });
     deps.agents ??= createAgentDirectory({
       local: createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir: config.dataDir }),

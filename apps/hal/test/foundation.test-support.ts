@@ -11,6 +11,7 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { type AppDeps, createDeps } from '../src/deps.js';
 import type { AppEnv, Operator } from '../src/http/env.js';
 import { createLogger } from '../src/logger.js';
+import { createAppVault } from '../src/secrets/index.js';
 
 /** A cheap scrypt cost for test operators. */
 export const TEST_SCRYPT_PARAMS = { N: 2 ** 10, r: 8, p: 1 };
@@ -129,6 +130,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       audit: deps.audit,
       dataDir: deps.config.dataDir,
       hostname: options.core.hostname,
+      // Confidential settings go to a real app vault over the same database (its key file in dataDir).
+      secrets: await createAppVault({ db: deps.db, config: { dataDir: deps.config.dataDir }, env: {} }),
     }).core;
   }
   options.build?.(deps);

@@ -133,6 +133,15 @@ export const SettingsSetArgs = v.strictObject({
   value: v.union([v.string(), v.number(), v.boolean(), v.null()]),
   serverId: v.optional(id),
 });
+/** `settings.setSecret` — a confidential value for the vault; `null` removes it. Console only, never a tool. */
+export const SettingSecretArgs = v.strictObject({
+  key: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  value: v.union([
+    v.pipe(v.string(), v.minLength(1, 'must not be empty'), v.maxLength(4096, 'at most 4096 characters')),
+    v.null(),
+  ]),
+  serverId: v.optional(id),
+});
 /** `settings.apply` */
 export const SettingsApplyArgs = v.strictObject({ serverId: v.optional(id) });
 

@@ -4,7 +4,13 @@ import { HalError } from '@hal-ai/spec';
 import type * as v from 'valibot';
 import type { JobHandler } from './core-jobs.js';
 import { type Job, queueAuditedJob } from './core-jobs.js';
-import { type ArgsOf, SettingsApplyArgs, SettingsGetArgs, SettingsSetArgs } from './core-schemas.js';
+import {
+  type ArgsOf,
+  SettingSecretArgs,
+  SettingsApplyArgs,
+  SettingsGetArgs,
+  SettingsSetArgs,
+} from './core-schemas.js';
 import { loadServer } from './core-servers.js';
 import { type Actor, type CoreContext, parseInput } from './core-support.js';
 
@@ -120,6 +126,32 @@ export const SETTINGS_SCHEMA: Record<string, SettingDefinition> = {
   },
 };
 
+/**
+ * Where confidential values live: the app vault (`Vault` satisfies it). The core never reads a secret back;
+ * it only stores, removes and asks whether one is there.
+ */
+export interface SettingSecretStore {
+  has(id: string): Promise<boolean>;
+  set(id: string, secret: string): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+/** The vault id of a confidential setting: `setting:<key>` globally, `setting:<serverId>:<key>` per server. */
+export function settingSecretId(key: string, serverId: string | null): string {
+  return serverId === null ? `setting:${key}` : `setting:${serverId}:${key}`;
+}
+
+/** The last `settings_apply` job of a scope, as `settings.get` reports it (seed HAL-AI §10). */
+export interface SettingsApplyStatus {
+  jobId: string;
+  state: Job['state'];
+  target: string | null;
+  createdBy: string;
+  createdAt: string;
+  finishedAt: string | null;
+  error: { code: string; message: string } | null;
+}
+
 /** The mask shown instead of a confidential value. */
 export const CONFIDENTIAL_MASK = '••••••';
 
@@ -225,9 +257,25 @@ function checkSet(args: v.InferOutput<typeof SettingsSetArgs>): void {
   }
 }
 
-/** Typed settings with per-server overrides; applying them is a job. */
-export function createSettingsFunctions(ctx: CoreContext, wake: () => void) {
+/**
+ * Typed settings with per-server overrides; applying them is a job. Confidential values are kept in
+ * `secrets` (the vault): set by `setSecret`, shown only as set / not set.
+ */
+export function createSettingsFunctions(
+  ctx: CoreContext,
+  wake: () => void,
+  secrets: SettingSecretStore | undefined,
+) {
   const { db, audit } = ctx;
+
+  /** Where a confidential key's value comes from, if it is set anywhere (server override → global). */
+  async function secretSource(key: string, def: SettingDefinition, serverId: string | null) {
+    if (!secrets) return null;
+    if (def.perServer && serverId !== null && (await secrets.has(settingSecretId(key, serverId))))
+      return 'server' as const;
+    if (await secrets.has(settingSecretId(key, null))) return 'global' as const;
+    return null;
+  }
 
   async function effective(serverId: string | null): Promise<EffectiveSetting[]> {
     const rows = await db
@@ -239,38 +287,118 @@ export function createSettingsFunctions(ctx: CoreContext, wake: () => void) {
           : eb('server_id', 'is', null),
       )
       .execute();
-    return Object.entries(SETTINGS_SCHEMA).map(([key, def]) => {
+    const out: EffectiveSetting[] = [];
+    for (const [key, def] of Object.entries(SETTINGS_SCHEMA)) {
       const global = rows.find((r) => r.key === key && r.server_id === null);
       const override = def.perServer
         ? rows.find((r) => r.key === key && r.server_id === serverId && serverId !== null)
         : undefined;
       const row = override ?? global;
       const raw = row ? (JSON.parse(row.value) as EffectiveSetting['value']) : def.default;
-      return {
+      const common = {
         key,
         type: def.type,
         description: def.description,
         confidential: def.confidential,
         perServer: def.perServer,
-        default: def.confidential ? null : def.default,
-        value: def.confidential ? (raw === null || raw === '' ? null : CONFIDENTIAL_MASK) : raw,
-        source: override ? 'server' : global ? 'global' : 'default',
-        updatedAt: row?.updated_at ?? null,
         ...(def.type === 'enum' ? { values: def.values } : {}),
       };
-    });
+      if (def.confidential) {
+        // A value stored as a row (an older install) still counts as set; it is never shown either way.
+        const vaulted = await secretSource(key, def, serverId);
+        const rowSet = raw !== null && raw !== '';
+        out.push({
+          ...common,
+          default: null,
+          value: vaulted || rowSet ? CONFIDENTIAL_MASK : null,
+          source: vaulted ?? (rowSet ? (override ? 'server' : 'global') : 'default'),
+          updatedAt: vaulted ? null : (row?.updated_at ?? null),
+        });
+        continue;
+      }
+      out.push({
+        ...common,
+        default: def.default,
+        value: raw,
+        source: override ? 'server' : global ? 'global' : 'default',
+        updatedAt: row?.updated_at ?? null,
+      });
+    }
+    return out;
+  }
+
+  /** The newest `settings_apply` job for this scope: one server's, or HAL's and every server's. */
+  async function lastApply(serverId: string | null): Promise<SettingsApplyStatus | null> {
+    const row = await db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('type', '=', 'settings_apply')
+      .where('target', '=', serverId ? `server:${serverId}` : 'servers:all')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!row) return null;
+    return {
+      jobId: row.id,
+      state: row.state,
+      target: row.target,
+      createdBy: row.created_by,
+      createdAt: row.created_at,
+      finishedAt: row.finished_at,
+      error: row.error ? (JSON.parse(row.error) as { code: string; message: string }) : null,
+    };
   }
 
   return {
     /** Effective values (server override → global → default); confidential values masked. */
-    async get(
-      input: ArgsOf<typeof SettingsGetArgs> = {},
-    ): Promise<{ settings: EffectiveSetting[]; serverId: string | null }> {
+    async get(input: ArgsOf<typeof SettingsGetArgs> = {}): Promise<{
+      settings: EffectiveSetting[];
+      serverId: string | null;
+      lastApply: SettingsApplyStatus | null;
+    }> {
       const args = parseInput(SettingsGetArgs, input);
       if (args.serverId) await loadServer(db, args.serverId);
       let settings = await effective(args.serverId ?? null);
       if (args.key) settings = settings.filter((s) => s.key === args.key || s.key.startsWith(`${args.key}.`));
-      return { settings, serverId: args.serverId ?? null };
+      return { settings, serverId: args.serverId ?? null, lastApply: await lastApply(args.serverId ?? null) };
+    },
+
+    /**
+     * Stores a confidential value (`mail.relay_password`, `alerts.webhook_secret`) in the vault, globally or
+     * for one server; `value: null` removes it. Only confidential keys are taken here (`validation_failed`
+     * otherwise: typed values go through `set`). The audit entry names the key and whether it is now set,
+     * never the value; the answer shows it as set / not set. Not a tool: secrets never pass through a model.
+     */
+    async setSecret(
+      actor: Actor,
+      input: ArgsOf<typeof SettingSecretArgs>,
+    ): Promise<{ setting: EffectiveSetting }> {
+      const args = parseInput(SettingSecretArgs, input);
+      const def = SETTINGS_SCHEMA[args.key];
+      if (!def?.confidential) {
+        throw new HalError('validation_failed', `${args.key} is not a confidential setting`, {
+          details: { issues: [{ path: 'key', message: 'one of the confidential settings' }] },
+        });
+      }
+      const serverId = args.serverId ?? null;
+      if (serverId !== null && !def.perServer) {
+        throw new HalError('validation_failed', `${args.key} has no per-server value`, {
+          details: { issues: [{ path: 'serverId', message: 'this setting is global only' }] },
+        });
+      }
+      if (serverId !== null) await loadServer(db, serverId);
+      if (!secrets) throw new HalError('internal_error', 'The vault is not available');
+      const id = settingSecretId(args.key, serverId);
+      if (args.value === null) await secrets.delete(id);
+      else await secrets.set(id, args.value);
+      await audit.append({
+        actor,
+        action: 'settings.secret_set',
+        target: serverId ? `server:${serverId}` : 'settings:global',
+        details: { key: args.key, set: args.value !== null },
+      });
+      const setting = (await effective(serverId)).find((s) => s.key === args.key) as EffectiveSetting;
+      return { setting };
     },
 
     /** The effective raw value of one non-confidential key (for HAL's own use). */

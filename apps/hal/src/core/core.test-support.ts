@@ -11,6 +11,7 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { NodeAgent } from './agent.js';
 import type { Clock } from './clock.js';
+import type { SettingSecretStore } from './core-settings.js';
 import { createHalCore, type HalCore, LOCAL_SERVER_ID } from './hal-core.js';
 
 /** A clock tests move by hand. */
@@ -62,6 +63,8 @@ export interface LocalTestCoreSettings
     Pick<TestCoreOptions, 'wrapLocal' | 'metricsIntervalMs'> {
   clock: Clock;
   hostname: string;
+  /** Where confidential settings go (an app vault in route tests). */
+  secrets?: SettingSecretStore;
 }
 
 /**
@@ -86,6 +89,7 @@ export function createLocalTestCore(settings: LocalTestCoreSettings): {
     hostname: settings.hostname,
     pollMs: 50,
     metricsIntervalMs: settings.metricsIntervalMs ?? 0,
+    ...(settings.secrets ? { secrets: settings.secrets } : {}),
   });
   return { core, agents };
 }

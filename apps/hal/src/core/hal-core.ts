@@ -14,7 +14,11 @@ import { createEmergencyFunctions, createIncidentFunctions, createMailFunctions 
 import { createJobFunctions, createJobRunner, type JobRunner, type JobRunnerStatus } from './core-jobs.js';
 import { createReleaseFunctions } from './core-releases.js';
 import { createServerFunctions, recordMetrics } from './core-servers.js';
-import { createSettingsApplyHandler, createSettingsFunctions } from './core-settings.js';
+import {
+  createSettingsApplyHandler,
+  createSettingsFunctions,
+  type SettingSecretStore,
+} from './core-settings.js';
 import { type CoreContext, type CoreLogger, createIdGenerator, silentLogger } from './core-support.js';
 
 /** The id of the record of the machine HAL runs on; fixed so the local agent can be built before start-up. */
@@ -41,6 +45,11 @@ export interface HalCoreOptions {
   random?: (bytes: number) => Buffer;
   /** Where to look for `VERSION-HISTORY.md`. */
   versionHistoryFiles?: string[];
+  /**
+   * Where confidential settings live (the app vault). Without it they read as not set and cannot be set
+   * (a process that has no vault key, e.g. `hal mcp` before the first `hal serve`).
+   */
+  secrets?: SettingSecretStore;
 }
 
 /**
@@ -79,7 +88,7 @@ export function createHalCore(options: HalCoreOptions) {
   const incidents = createIncidentFunctions(ctx);
   const mail = createMailFunctions(ctx);
   const emergency = createEmergencyFunctions(ctx);
-  const settings = createSettingsFunctions(ctx, wake);
+  const settings = createSettingsFunctions(ctx, wake, options.secrets);
   const numberSetting = async (key: string, fallback: number) => {
     const value = await settings.value(key);
     return typeof value === 'number' ? value : fallback;

@@ -141,6 +141,7 @@ export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
       dataDir: config.dataDir,
       agents: { get: (serverId) => deps.agents?.get(serverId) },
       logger,
+      ...(vault ? { secrets: vault } : {}),
     });
     deps.agents = createAgentDirectory({
       local: createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir: config.dataDir }),

@@ -42,6 +42,11 @@ export interface PageAction<A> {
   describe?(args: A, c: Ctx): Promise<HighActionDescription>;
   /** Answers where the browser goes next, or a page to show instead (e.g. a token shown once). */
   run(args: A, c: Ctx, input: FormInput): Promise<string | { body: Child }>;
+  /**
+   * Fields that carry a secret (a confidential setting's value): never written back into a page, so the
+   * re-auth form asks for them again instead of carrying them.
+   */
+  secretFields?: string[];
 }
 
 /** Renders a full page (doctype + {@link Layout}) with the signed-in operator. */
@@ -88,9 +93,11 @@ function argumentFields(fields: Record<string, string>): Record<string, string> 
 }
 
 /** Everything a re-auth form must carry to re-submit the action as it was (three-step state included). */
-function carriedFields(fields: Record<string, string>): Record<string, string> {
+function carriedFields(fields: Record<string, string>, secret: string[] = []): Record<string, string> {
   return Object.fromEntries(
-    Object.entries(fields).filter(([key]) => key !== CSRF_FIELD && key !== REAUTH_FIELD),
+    Object.entries(fields).filter(
+      ([key]) => key !== CSRF_FIELD && key !== REAUTH_FIELD && !secret.includes(key),
+    ),
   );
 }
 
@@ -157,6 +164,7 @@ function ReauthForm(props: {
   csrfToken: string;
   fields: Record<string, string>;
   fileField?: string | undefined;
+  secretFields?: string[] | undefined;
 }) {
   return (
     <section class="card confirm">
@@ -177,6 +185,14 @@ function ReauthForm(props: {
             <input type="password" name={REAUTH_FIELD} autocomplete="current-password" required />
           </label>
         </p>
+        {(props.secretFields ?? []).map((name) => (
+          <p>
+            <label>
+              Enter the secret value again · 비밀값 다시 입력{' '}
+              <input type="password" name={name} autocomplete="new-password" />
+            </label>
+          </p>
+        ))}
         {/* After the password: the upload reads the fields before the file, and checks them first. */}
         {props.fileField ? (
           <p>
@@ -363,7 +379,12 @@ export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
     }
     const { fields } = input;
     const reauthForm = (
-      <ReauthForm path={path} csrfToken={c.get('csrfToken')} fields={carriedFields(fields)} />
+      <ReauthForm
+        path={path}
+        csrfToken={c.get('csrfToken')}
+        fields={carriedFields(fields, definition.secretFields)}
+        secretFields={definition.secretFields}
+      />
     );
     try {
       await guardRecent(c, deps, fields);

@@ -24,6 +24,7 @@ import {
   ServerIdArgs,
   ServerIsolateArgs,
   ServerMaintenanceArgs,
+  SettingSecretArgs,
   SettingsApplyArgs,
   SettingsSetArgs,
 } from '../core/core-schemas.js';
@@ -349,6 +350,23 @@ export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
       run: async (args, c) => {
         const { setting } = await core().settings.set(actor(c), args);
         return withNotice('/ops/settings', `Set ${setting.key}`);
+      },
+    }),
+  );
+  routes.post(
+    '/settings/secret',
+    pageAction(deps, {
+      title: 'Set a confidential value · 비밀값 설정',
+      section: '/ops/settings',
+      secretFields: ['value'],
+      parse: async ({ fields }) =>
+        parseInput(SettingSecretArgs, {
+          ...pick(fields, ['key'], ['serverId']),
+          value: fields.unset === 'true' ? null : (fields.value ?? ''),
+        }),
+      run: async (args, c) => {
+        const { setting } = await core().settings.setSecret(actor(c), args);
+        return withNotice('/ops/settings', `${setting.key} is ${setting.value === null ? 'not set' : 'set'}`);
       },
     }),
   );

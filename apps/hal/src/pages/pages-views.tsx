@@ -793,6 +793,7 @@ export function SettingsView(props: {
 }) {
   const csrf = props.csrfToken;
   const editable = props.settings.filter((s) => !s.confidential);
+  const confidential = props.settings.filter((s) => s.confidential);
   const live = props.servers.filter((s) => s.state === 'active' || s.state === 'maintenance');
   return (
     <>
@@ -829,7 +830,15 @@ export function SettingsView(props: {
                 <code>{s.key}</code>
                 {s.confidential ? <span class="badge state-confidential">confidential</span> : null}
               </td>
-              <td>{formatValue(s.value)}</td>
+              <td>
+                {s.confidential ? (
+                  <span class={s.value === null ? 'muted' : 'badge state-active'}>
+                    {s.value === null ? 'not set · 미설정' : 'set · 설정됨'}
+                  </span>
+                ) : (
+                  formatValue(s.value)
+                )}
+              </td>
               <td>{s.source}</td>
               <td>
                 {s.type}
@@ -872,7 +881,40 @@ export function SettingsView(props: {
               Set · 변경
             </button>
           </form>
-          <p class="muted">Confidential values live in the vault and cannot be set here.</p>
+          <p class="muted">Confidential values live in the vault: set them below.</p>
+        </section>
+        <section class="card">
+          <h2>Confidential values · 비밀값</h2>
+          <form method="post" action="/ops/settings/secret" class="stack">
+            <CsrfField token={csrf} />
+            <label>
+              Key · 키{' '}
+              <select name="key">
+                {confidential.map((s) => (
+                  <option value={s.key}>{s.key}</option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Value · 값 <input type="password" name="value" autocomplete="new-password" />
+            </label>
+            <label>
+              <input type="checkbox" name="unset" value="true" /> Remove it · 삭제
+            </label>
+            <label>
+              Scope · 범위{' '}
+              <select name="serverId">
+                <option value="">global</option>
+                {live.map((s) => (
+                  <option value={s.id}>{s.name}</option>
+                ))}
+              </select>
+            </label>
+            <button type="submit" class="button primary">
+              Store in the vault · 저장
+            </button>
+          </form>
+          <p class="muted">Kept in the vault, shown only as set or not set, never read back.</p>
         </section>
         <section class="card">
           <h2>Apply · 적용</h2>

@@ -27,6 +27,7 @@ import {
   ServerIdArgs,
   ServerIsolateArgs,
   ServerMaintenanceArgs,
+  SettingSecretArgs,
   SettingsApplyArgs,
   SettingsSetArgs,
 } from '../core/core-schemas.js';
@@ -250,6 +251,10 @@ export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
     const before = settings.find((s) => s.key === args.key);
     await confirm(c, body, describeSettingsSet(args, before));
     return c.json(await core().settings.set(actor(c), args));
+  });
+  routes.post('/settings/secrets', write, async (c) => {
+    const args = parseInput(SettingSecretArgs, await readJsonObject(c));
+    return c.json(await core().settings.setSecret(actor(c), args));
   });
   routes.post('/settings/apply', write, async (c) => {
     const body = await readJsonObject(c);

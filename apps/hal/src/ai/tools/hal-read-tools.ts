@@ -297,7 +297,7 @@ export function createReadTools(): Tool<HalToolContext>[] {
       name: 'hal_settings_get',
       title: 'Settings',
       description:
-        'Effective typed settings: each key with its type, description, default, effective value and where it comes from (`source`: `default`, `global`, or `server` for a per-server override). Pass `serverId` for one server’s effective values, `key` for one key or a dotted group (`mail` → `mail.*`). Confidential values are masked and can never be read or set through tools.',
+        'Effective typed settings: each key with its type, description, default, effective value and where it comes from (`source`: `default`, `global`, or `server` for a per-server override). Pass `serverId` for one server’s effective values, `key` for one key or a dotted group (`mail` → `mail.*`). Confidential values (kept in the vault) show only whether they are set (`value` is the mask or null) and can never be read or set through tools. `lastApply` is the newest `settings_apply` job for that scope (its `state`, `finishedAt`, `error`), or null if settings were never applied.',
       risk: 'read',
       args: SettingsGetArgs,
       execute: (context: HalToolContext, args) => context.core.settings.get(args),
