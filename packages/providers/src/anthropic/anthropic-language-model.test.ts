@@ -204,7 +204,7 @@ describe('anthropic adapter against the fake', () => {
     const error = errorOf(await collectStreamParts((await make().doStream({ prompt })).stream));
     expect(error.code).toBe('provider_auth');
     expect(error.details).toMatchObject({ status: 401 });
-    expect(error.message).toContain('invalid x-api-key');
+    expect(error.message).toBe('anthropic answered HTTP 401 (authentication_error)');
     expect(JSON.stringify({ message: error.message, details: error.details })).not.toContain(apiKey);
     expect(fake.requests).toHaveLength(1);
   });
@@ -242,7 +242,7 @@ describe('anthropic adapter against the fake', () => {
     fake.enqueue({ error: { status: 500 } }, { error: { status: 529 } }, { error: { status: 529 } });
     const error = errorOf(await collectStreamParts((await make().doStream({ prompt })).stream));
     expect(error.code).toBe('provider_unavailable');
-    expect(error.message).toContain('Overloaded');
+    expect(error.details).toMatchObject({ status: 529, type: 'overloaded_error' });
     await expect(make({ maxRetries: 0 }).doGenerate({ prompt })).resolves.toBeDefined();
   });
 

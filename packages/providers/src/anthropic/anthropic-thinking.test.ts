@@ -107,7 +107,7 @@ describe('anthropic reasoning → extended thinking', () => {
       model().doGenerate({ prompt: continuation(withoutThinking), tools, reasoning: 'medium' }),
     ).rejects.toMatchObject({
       code: 'provider_bad_response',
-      message: expect.stringContaining('must start with a thinking block'),
+      details: { status: 400, type: 'invalid_request_error' },
     });
     expect(fake.requests.length - before).toBe(1);
   });

@@ -77,7 +77,7 @@ describe('gemini thought signatures in a tool loop', () => {
         type: 'error',
         error: expect.objectContaining({
           code: 'provider_bad_response',
-          message: expect.stringContaining('missing a thought_signature'),
+          details: expect.objectContaining({ status: 400, type: 'INVALID_ARGUMENT' }),
         }),
       },
     ]);

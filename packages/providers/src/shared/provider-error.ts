@@ -1,7 +1,5 @@
 import { HalError, type HalErrorCode } from '@hal-ai/spec';
 
-const MAX_MESSAGE_LENGTH = 500;
-
 /** @internal Replaces every secret and any Bearer token in `text` with `[redacted]`. */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let result = text;
@@ -83,7 +81,19 @@ export function isRetryableStatus(status: number): boolean {
   return status === 429 || status >= 500;
 }
 
-/** @internal The HAL error of an HTTP error answer, with the provider's message (redacted). */
+/**
+ * @internal A provider's error type or code when it is a short identifier (`authentication_error`,
+ * `RESOURCE_EXHAUSTED`, `invalid_api_key`), else undefined: free text from the far side never passes.
+ */
+export function errorTypeToken(type: string | undefined): string | undefined {
+  return type !== undefined && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(type) ? type : undefined;
+}
+
+/**
+ * @internal The HAL error of an HTTP error answer: the status and the provider's error type/code only. The body's
+ * text never reaches the message — a base URL can point at any server (an internal page's body would come back
+ * to the operator in `lastError`), and a provider's message can echo what was sent.
+ */
 export function httpError(
   provider: string,
   status: number,
@@ -91,16 +101,16 @@ export function httpError(
   secrets: readonly string[],
   retryAfterS: number | undefined,
 ): HalError {
-  const { message, type } = readErrorBody(bodyText);
-  const detail = message ? `: ${truncate(message)}` : '';
+  const type = errorTypeToken(readErrorBody(bodyText).type);
+  const safeType = type === undefined ? undefined : redactSecrets(type, secrets);
   return new HalError(
     codeForStatus(status),
-    redactSecrets(`${provider} answered HTTP ${status}${detail}`, secrets),
+    `${provider} answered HTTP ${status}${safeType ? ` (${safeType})` : ''}`,
     {
       details: {
         provider,
         status,
-        ...(type ? { type: redactSecrets(type, secrets) } : {}),
+        ...(safeType ? { type: safeType } : {}),
         ...(retryAfterS !== undefined ? { retryAfterS } : {}),
       },
     },
@@ -120,13 +130,13 @@ export function streamEventError(
     : /rate.?limit|resource_exhausted|quota|\b429\b/.test(kind)
       ? 'provider_rate_limited'
       : 'provider_bad_response';
+  // As for HTTP errors, only the event's type token is kept: its message is free text from the far side.
+  const token = errorTypeToken(type);
+  const safeType = token === undefined ? undefined : redactSecrets(token, secrets);
   return new HalError(
     code,
-    redactSecrets(
-      `${provider} reported an error in the stream: ${truncate(message ?? type ?? 'unknown error')}`,
-      secrets,
-    ),
-    { details: { provider, ...(type ? { type } : {}) } },
+    `${provider} reported an error in the stream${safeType ? ` (${safeType})` : ''}`,
+    { details: { provider, ...(safeType ? { type: safeType } : {}) } },
   );
 }
 
@@ -187,8 +197,4 @@ export function transportError(
   return new HalError('provider_unavailable', `${provider} is unreachable (${code ?? text})`, {
     details: { provider, ...(code ? { cause: code } : {}) },
   });
-}
-
-function truncate(text: string): string {
-  return text.length > MAX_MESSAGE_LENGTH ? `${text.slice(0, MAX_MESSAGE_LENGTH)}…` : text;
 }

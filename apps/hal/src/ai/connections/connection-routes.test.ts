@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createFakeAnthropic, createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
 import { HalError } from '@hal-ai/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -313,6 +316,34 @@ describe('/ops/api/ai/connections', () => {
     expect(openai.requests.at(-1)?.headers.authorization).toBe(`Bearer ${apiKey}`);
     expect((await t.call('PATCH', api(`/${id}`), session, { name: 'renamed' })).status).toBe(200);
     expect(await t.connections.languageModel(id)).not.toBe(rebuilt);
+  });
+
+  it('keeps only the status in lastError when a base URL answers with some other service’s page', async () => {
+    const secret = `internal-${randomBytes(8).toString('hex')}`;
+    const page = http.createServer((_request, response) => {
+      response.writeHead(404, { 'content-type': 'text/html' });
+      response.end(`<html><body><h1>Intranet</h1><p>token ${secret}</p></body></html>`);
+    });
+    await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = page.address() as AddressInfo;
+      const created = await t.call(
+        'POST',
+        api(),
+        session,
+        openaiBody({ baseUrl: `http://127.0.0.1:${port}/v1` }),
+      );
+      expect(created.status).toBe(201);
+      expect(created.body.connection.status).toBe('error');
+      expect(created.body.connection.lastError).toEqual({
+        code: 'provider_bad_response',
+        message: 'openai answered HTTP 404',
+      });
+      const listed = await t.call('GET', api(), session);
+      expect(JSON.stringify(listed.body)).not.toContain(secret);
+    } finally {
+      await new Promise<void>((resolve) => page.close(() => resolve()));
+    }
   });
 
   it('marks an API-key connection `error` when the provider answers 401, and active again with a good key', async () => {
