@@ -1,8 +1,6 @@
-import fs from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createDispatcherFetch, createProxyDispatcher, type ProxyEnvironment } from '@hal-ai/providers';
 import { serve } from '@hono/node-server';
 import { createAgentDirectory } from './agents/agent-directory.js';
@@ -23,7 +21,7 @@ import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { type AppDeps, createDeps } from './deps.js';
 import { createLogger, type Logger } from './logger.js';
-import { halMcpAttachment } from './mcp/mcp-attachment.js';
+import { halMcpRunAttachment } from './mcp/mcp-attachment.js';
 import { createAppVault } from './secrets/index.js';
 
 /** Options of {@link startServer}. */
@@ -93,20 +91,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       redact: (value) => vault.redact(value),
     });
     deps.vault = vault;
-    // In the built bundle the `hal-mcp` bin sits beside this module: local CLI runs get HAL's MCP
-    // server (read tools run, the rest become approval requests). Run from sources there is none.
-    const mcpBin = fileURLToPath(new URL('./mcp-bin.js', import.meta.url));
     // One dispatcher from the environment for every outbound call: provider, model-list and OAuth calls all
     // follow HTTPS_PROXY / HTTP_PROXY / NO_PROXY.
     const dispatcher = createProxyDispatcher(options.env ?? process.env);
+    // Local CLI runs get HAL's MCP server (read tools run, the rest become approval requests in the run's room),
+    // started from the bundle or, when HAL runs from its sources, from those (`resolveHalMcpEntry`).
     deps.connections = createConnectionService(
       { ...deps, vault },
       {
         dispatcher,
         fetch: createDispatcherFetch(dispatcher),
-        ...(fs.existsSync(mcpBin)
-          ? { cli: { mcp: (selection) => halMcpAttachment(deps, selection, { binPath: mcpBin }) } }
-          : {}),
+        cli: { mcp: (selection) => halMcpRunAttachment(deps, selection) },
       },
     );
     // The core finds agents through deps, so the directory can be built after the core it resolves tokens with.

@@ -1,9 +1,11 @@
 export type { HalMcpAttachmentSettings } from './mcp-attachment.js';
-export { halMcpAttachment } from './mcp-attachment.js';
+export { halMcpAttachment, halMcpRunAttachment } from './mcp-attachment.js';
 export type { RunHalMcpOptions } from './mcp-command.js';
 export { mcpCliCommand, runHalMcp } from './mcp-command.js';
 export type { McpConfigRouteSettings } from './mcp-config-routes.js';
 export { buildMcpConfigSnippets, createMcpConfigRoutes } from './mcp-config-routes.js';
+export type { McpGrantedConversation, McpGrants } from './mcp-grants.js';
+export { createMcpGrants, HAL_MCP_GRANT_ENV, MCP_GRANT_TTL_MS } from './mcp-grants.js';
 export type { McpHost, McpHostSettings } from './mcp-host.js';
 export { HAL_MCP_TOOLS_ENV, mcpClientLabel, openMcpHost, parseMcpToolSelection } from './mcp-host.js';
 export type { HalMcpLaunch, HalMcpLaunchSettings } from './mcp-launch.js';

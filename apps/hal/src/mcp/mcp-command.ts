@@ -4,7 +4,7 @@ import { HalError } from '@hal-ai/spec';
 import type { CliCommand } from '../cli-command.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
-import { HAL_MCP_TOOLS_ENV, openMcpHost, parseMcpToolSelection } from './mcp-host.js';
+import { HAL_MCP_TOOLS_ENV, openMcpHost, parseMcpToolSelection, readMcpGrant } from './mcp-host.js';
 
 /** The edges of {@link runHalMcp}: the process's own by default. */
 export interface RunHalMcpOptions {
@@ -31,7 +31,13 @@ export async function runHalMcp(options: RunHalMcpOptions = {}): Promise<number>
     const selection = parseMcpToolSelection(env[HAL_MCP_TOOLS_ENV]);
     // Logs are JSON lines on stderr (createLogger's default), never on stdout.
     const logger = createLogger({ level: (env.HAL_LOG_LEVEL as 'info' | undefined) ?? 'warn' });
-    host = await openMcpHost({ config, logger, ...(selection ? { selection } : {}) });
+    const grant = readMcpGrant(env);
+    host = await openMcpHost({
+      config,
+      logger,
+      ...(selection ? { selection } : {}),
+      ...(grant ? { grant } : {}),
+    });
   } catch (error) {
     const message = HalError.isInstance(error) || error instanceof Error ? error.message : String(error);
     stderr.write(`hal mcp: ${message}\n`);

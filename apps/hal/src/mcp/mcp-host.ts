@@ -19,6 +19,7 @@ import { migrationProvider } from '../db/migrations/index.js';
 import { createDeps } from '../deps.js';
 import type { Logger } from '../logger.js';
 import { createAppVault, VAULT_KEY_FILE } from '../secrets/index.js';
+import { createMcpGrants, HAL_MCP_GRANT_ENV, type McpGrantedConversation } from './mcp-grants.js';
 
 /** Where `hal mcp` finds its tool selection (a preset name, or `custom:tool_a,tool_b`). */
 export const HAL_MCP_TOOLS_ENV = 'HAL_MCP_TOOLS';
@@ -30,6 +31,32 @@ export interface McpHostSettings {
   clock?: Clock;
   /** Which tools are listed and callable (default: all). */
   selection?: ToolSelection;
+  /**
+   * The CLI run this server was attached to (`HAL_MCP_GRANT` and what it claims, {@link readMcpGrant}): checked
+   * against the grant `hal serve` issued, so its proposals land in that run's room, attributed to its connection.
+   */
+  grant?: { token: string } & McpGrantedConversation;
+}
+
+/**
+ * The grant an attached `hal mcp` was started with, from its environment; `undefined` when it was not (an outside
+ * MCP client). A partial set (a token without its room and connection) is refused.
+ * @throws HalError `validation_failed` for a partial set.
+ */
+export function readMcpGrant(
+  env: Record<string, string | undefined>,
+): ({ token: string } & McpGrantedConversation) | undefined {
+  const token = env[HAL_MCP_GRANT_ENV.token];
+  const roomId = env[HAL_MCP_GRANT_ENV.room];
+  const connectionId = env[HAL_MCP_GRANT_ENV.connection];
+  if (!token && !roomId && !connectionId) return undefined;
+  if (!token || !roomId || !connectionId) {
+    throw new HalError(
+      'validation_failed',
+      `${HAL_MCP_GRANT_ENV.token}, ${HAL_MCP_GRANT_ENV.room} and ${HAL_MCP_GRANT_ENV.connection} go together`,
+    );
+  }
+  return { token, roomId, connectionId, turnId: env[HAL_MCP_GRANT_ENV.turn] || null };
 }
 
 /** An MCP server over the running HAL's database, and how to let go of it. */
@@ -151,6 +178,13 @@ export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
       },
     });
     deps.core = core;
+    const grants = createMcpGrants(database.db, deps.clock);
+    if (settings.grant && !(await grants.verify(settings.grant.token, settings.grant))) {
+      throw new HalError(
+        'invalid_state',
+        `${HAL_MCP_GRANT_ENV.token} is not a live grant for that room and connection (expired, ended or foreign)`,
+      );
+    }
     const registry = createHalTools();
     const skillText = await loadSkill();
     const ai = createAiService({ deps, connections: noConnections, registry, skill: skillText });
@@ -180,11 +214,19 @@ export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
           skill: async () => skillText,
         }),
       onApprovalRequest: async ({ tool, args, clientName }) => {
+        // Checked again at each request: the grant ends with the run it was issued for.
+        const conversation = settings.grant
+          ? await grants.verify(settings.grant.token, settings.grant)
+          : undefined;
+        if (settings.grant && !conversation) {
+          throw new HalError('invalid_state', 'the CLI run this MCP server was attached to has ended');
+        }
         const action = await ai.engine.createExternalProposal({
           tool,
           args,
           source: 'mcp',
           clientName: mcpClientLabel(clientName),
+          ...(conversation ? { conversation } : {}),
         });
         return { actionId: action.id };
       },
