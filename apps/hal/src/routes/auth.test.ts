@@ -70,6 +70,48 @@ describe('login', () => {
     expect(await stored()).toBe(after);
   });
 
+  it('refuses a multipart, text or malformed login body with 400 validation_failed, never a 500', async () => {
+    t = await createTestApp();
+    const bodies: Array<{ type?: string; body: string }> = [
+      {
+        type: 'multipart/form-data',
+        body: '--x\r\ncontent-disposition: form-data; name="username"\r\n\r\nalice',
+      },
+      { type: 'multipart/form-data; boundary=zzz', body: '--yyy\r\n\r\ntruncated' },
+      { type: 'text/plain', body: 'username=alice' },
+      { body: '{"username":"alice"' },
+      { type: 'application/json', body: '{"username":"alice",' },
+      { type: 'application/json', body: '["alice"]' },
+    ];
+    for (const { type, body } of bodies) {
+      const response = await t.request('/ops/login', {
+        method: 'POST',
+        ...(type ? { headers: { 'content-type': type } } : {}),
+        body,
+      });
+      expect(response.status, `${type} ${body}`).toBe(400);
+      expect((await response.json()).error.code).toBe('validation_failed');
+      expect(sessionCookieFrom(response)).toBeNull();
+    }
+  });
+
+  it('keeps next a same-origin console path: a CR/LF in it falls back to /ops instead of failing', async () => {
+    t = await createTestApp();
+    for (const next of ['/ops\r\nSet-Cookie: x=1', '/ops/servers\nLocation: //evil', '/ops/é']) {
+      const response = await t.request('/ops/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: 'alice', password: t.password, next }).toString(),
+      });
+      expect(response.status).toBe(303);
+      expect(response.headers.get('location')).toBe('/ops');
+      expect(response.headers.get('set-cookie')).not.toContain('x=1');
+    }
+    const page = await t.request('/ops/login?next=%2Fops%0d%0aX:1');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('value="/ops"');
+  });
+
   it('marks the cookie Secure behind a trusted https proxy', async () => {
     t = await createTestApp({ config: { trustProxy: true } });
     const response = await t.request('/ops/login', {

@@ -19,11 +19,42 @@ function isFormRequest(c: Context): boolean {
   return type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data');
 }
 
-/** Only same-site console paths are valid post-login targets (no `//host`, no other prefixes). */
+/**
+ * Only same-site console paths are valid post-login targets (no `//host`, no other prefixes), and only in visible
+ * ASCII: a CR/LF would split the `Location` header (it was a 500), anything else non-printable has no business there.
+ */
 function safeNext(next: unknown): string {
   if (typeof next !== 'string') return '/ops';
   if (!/^\/ops(?:[/?#]|$)/.test(next) || next.startsWith('//') || next.includes('\\')) return '/ops';
+  if (/[^\x21-\x7e]/.test(next)) return '/ops';
   return next;
+}
+
+/**
+ * The sign-in body: JSON, or the login page's urlencoded form — nothing else is read. Multipart in particular is
+ * refused before a byte of it is parsed: the login is open to anyone, and a multipart body may be as large as a
+ * release upload.
+ */
+async function readLoginBody(c: Context): Promise<{ form: boolean; body: Record<string, unknown> }> {
+  const type = c.req.header('content-type')?.toLowerCase() ?? '';
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    return { form: true, body: (await c.req.parseBody()) as Record<string, unknown> };
+  }
+  if (!type.startsWith('application/json')) {
+    throw new HalError('validation_failed', 'Sign in with a JSON body or the login form', {
+      details: { field: 'content-type' },
+    });
+  }
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new HalError('validation_failed', 'The body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new HalError('validation_failed', 'Expected a JSON object');
+  }
+  return { form: false, body: body as Record<string, unknown> };
 }
 
 function readCredential(value: unknown, name: string): string {
@@ -71,12 +102,9 @@ export function createAuthRoutes(deps: AppDeps): Hono<AppEnv> {
 
   routes.post('/ops/login', async (c) => {
     assertSameOrigin(c, deps.config.trustProxy);
-    const form = isFormRequest(c);
-    const body: Record<string, unknown> = form ? await c.req.parseBody() : await c.req.json();
-    const next = safeNext(body?.next);
+    const { form, body } = await readLoginBody(c);
+    const next = safeNext(body.next);
     try {
-      if (body === null || typeof body !== 'object')
-        throw new HalError('validation_failed', 'Expected a JSON object');
       const username = readCredential(body.username, 'username');
       const password = readCredential(body.password, 'password');
       const address = clientAddress(c, deps.config.trustProxy);
