@@ -1,3 +1,5 @@
+// Over 600 lines on purpose for now: the panel is one mount closure (frame, prefs, rooms, stream, composer),
+// and issue #16 replaces it with a keyed renderer split by part; splitting it twice would serve no reader.
 import type { Action, Connection, Room, RoomMessage } from '@hal-ai/spec';
 import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
 import { type DialogContext, openRejectDialog, openThreeStepDialog, withReauth } from './panel-dialogs.js';
@@ -12,11 +14,14 @@ import {
 } from './panel-render.js';
 import { createRoomTimeline, type RoomTimeline } from './panel-sse.js';
 import { createRoomStream, type RoomStream } from './panel-stream.js';
+import { loginTerminalLabel, openLoginTerminal } from './panel-terminal-login.js';
 
 /** The panel preferences stored per operator (`/ops/api/ai/prefs`). */
 export interface PanelPrefs {
   panelOpen: boolean;
   panelWidth: number;
+  /** Whether links in this operator's messages are read as context (SPEC §10; the server's `web.auto_fetch` still rules). */
+  webAutoFetch: boolean;
 }
 
 /** A slash command as `GET /ops/api/ai/commands` lists it. */
@@ -92,7 +97,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   let activeRoomId: string | null = null;
   let timeline: RoomTimeline = createRoomTimeline();
   let stream: RoomStream | undefined;
-  let prefs: PanelPrefs = { panelOpen: true, panelWidth: 380 };
+  let prefs: PanelPrefs = { panelOpen: true, panelWidth: 380, webAutoFetch: true };
 
   // ---- frame ----
   root.classList.add('hal-panel');
@@ -135,10 +140,22 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     t('send'),
   ]) as HTMLButtonElement;
   const composerNote = createElement(document, 'p', { class: 'hal-composer-note', role: 'status' });
+  const webToggle = createElement(document, 'input', {
+    type: 'checkbox',
+    class: 'hal-web-toggle',
+    checked: '',
+  }) as HTMLInputElement;
   const composer = createElement(document, 'form', { class: 'hal-composer' }, [
     suggestions,
     textarea,
-    createElement(document, 'div', { class: 'hal-composer-row' }, [composerNote, sendButton]),
+    createElement(document, 'div', { class: 'hal-composer-row' }, [
+      createElement(document, 'label', { class: 'hal-web-pref', title: t('webAutoFetchHint') }, [
+        webToggle,
+        ` ${t('webAutoFetch')}`,
+      ]),
+      composerNote,
+      sendButton,
+    ]),
   ]) as HTMLFormElement;
   const body = createElement(document, 'div', { class: 'hal-panel-body' }, [
     tabsHost,
@@ -169,8 +186,13 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     handle.setAttribute('aria-valuemin', String(PANEL_WIDTH_MIN));
     handle.setAttribute('aria-valuemax', String(PANEL_WIDTH_MAX));
     root.dataset.open = String(prefs.panelOpen);
+    webToggle.checked = prefs.webAutoFetch;
     root.dataset.width = String(prefs.panelWidth);
   }
+  webToggle.addEventListener('change', () => {
+    prefs = { ...prefs, webAutoFetch: webToggle.checked };
+    savePrefs();
+  });
   let saveTimer: ReturnType<typeof setTimeout> | undefined;
   function savePrefs(): void {
     clearTimeout(saveTimer);
@@ -306,7 +328,17 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
           `${connection.name}: ${t(`status_${connection.status}` as never)}`,
         ]),
       );
-      if (connection.status === 'reauth_required' || connection.status === 'error') {
+      if (
+        (connection.status === 'reauth_required' || connection.status === 'error') &&
+        connection.auth === 'cli'
+      ) {
+        // A local CLI logs in right here, in the login terminal; the re-check after it ends updates this bar.
+        const login = createElement(document, 'button', { type: 'button', class: 'hal-login' }, [
+          loginTerminalLabel(document),
+        ]);
+        login.addEventListener('click', () => openLoginTerminal(dialogs, connection, () => refresh()));
+        parts.push(login);
+      } else if (connection.status === 'reauth_required' || connection.status === 'error') {
         parts.push(
           createElement(document, 'a', { class: 'hal-login', href: `/ops/ai#connection-${connection.id}` }, [
             t('login'),
@@ -597,6 +629,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     prefs = {
       panelOpen: loadedPrefs.prefs.panelOpen ?? true,
       panelWidth: clampPanelWidth(loadedPrefs.prefs.panelWidth ?? 380),
+      webAutoFetch: loadedPrefs.prefs.webAutoFetch ?? true,
     };
     applyPrefs();
     const [, , loadedCommands] = await Promise.all([

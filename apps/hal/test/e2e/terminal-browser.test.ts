@@ -131,3 +131,97 @@ describe.skipIf(!hasChromium)('login terminal in Chromium', () => {
     expect(open).toBe(0);
   }, 180_000);
 });
+
+// The same loop from the panel on every console page: a local CLI connection that needs a login shows a
+// "log in (terminal)" button in its room; the terminal opens there, and the re-check after the CLI exits updates
+// the room without a reload. The panel's "read links" switch is the operator preference of SPEC §10.
+describe.skipIf(!hasChromium)('login terminal and link reading from the panel', () => {
+  let hal: RunningHal;
+  let context: BrowserContext;
+  let page: Page;
+  let claude: FakeLoginCli;
+  const temp: string[] = [];
+
+  function tempDir(prefix: string): string {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    temp.push(dir);
+    return dir;
+  }
+
+  beforeAll(async () => {
+    const cli = ensureBuilt();
+    claude = installFakeLoginCli(tempDir('hal-panel-term-bin-'), 'claude', {
+      code: randomBytes(6).toString('hex'),
+    });
+    hal = await startHal(cli, tempDir('hal-panel-term-data-'), { CLAUDE_BIN: claude.file, LANG: 'C.UTF-8' });
+    context = await chromium.launchPersistentContext(tempDir('hal-panel-term-chromium-'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 900 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+  }, 600_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => undefined);
+    await hal?.stop();
+    for (const dir of temp) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('logs a CLI in from its room in the panel and keeps the link-reading preference', async () => {
+    await page.goto(`${hal.url}/ops/login`);
+    await page.fill('input[name=username]', 'admin');
+    await page.fill('input[name=password]', hal.password);
+    await Promise.all([
+      page.waitForURL((target) => !target.pathname.startsWith('/ops/login')),
+      page.press('input[name=password]', 'Enter'),
+    ]);
+    const created = await page.evaluate(async () => {
+      const { csrfToken } = await (await fetch('/ops/api/session')).json();
+      const response = await fetch('/ops/api/ai/connections', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
+        body: JSON.stringify({
+          provider: 'local-cli',
+          name: 'claude-cli',
+          auth: 'cli',
+          cli: { tool: 'claude' },
+        }),
+      });
+      return (await response.json()).connection as { id: string; status: string };
+    });
+    expect(created.status).toBe('reauth_required');
+
+    await page.goto(`${hal.url}/ops`);
+    await page.waitForSelector('.hal-panel[data-ready=true]');
+    await page.locator('.hal-tab:has-text("claude-cli")').click();
+    const login = page.locator('.hal-room-bar button.hal-login');
+    await login.waitFor({ timeout: 15_000 });
+    await login.click();
+    const dialog = page.locator('dialog.hal-terminal[data-shell-id]');
+    await dialog.waitFor({ timeout: 30_000 });
+    await dialog.locator(`.hal-terminal-urls li[data-url="${claude.url}"]`).waitFor({ timeout: 30_000 });
+    await dialog.locator('input[name=line]').fill(claude.code);
+    await dialog.locator('input[name=line]').press('Enter');
+    await page.waitForSelector('dialog.hal-terminal[data-connection-status=active]', { timeout: 30_000 });
+    await dialog.locator('button[data-act=close]').click();
+    await dialog.waitFor({ state: 'detached' });
+    // The room bar follows the re-check: no login button, and the composer is open again.
+    await login.waitFor({ state: 'detached', timeout: 15_000 });
+    await expect(page.locator('.hal-input').isDisabled()).resolves.toBe(false);
+
+    const toggle = page.locator('input.hal-web-toggle');
+    await expect(toggle.isChecked()).resolves.toBe(true);
+    await toggle.uncheck();
+    await expect
+      .poll(
+        () => page.evaluate(async () => (await (await fetch('/ops/api/ai/prefs')).json()).prefs.webAutoFetch),
+        { timeout: 10_000 },
+      )
+      .toBe(false);
+    await page.reload();
+    await page.waitForSelector('.hal-panel[data-ready=true]');
+    await expect(page.locator('input.hal-web-toggle').isChecked()).resolves.toBe(false);
+  }, 180_000);
+});
