@@ -46,6 +46,18 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'HAL_URL', fallback: 'unset', description: 'hal agent: the HAL to connect to (or --hal)' },
   { name: 'HAL_AGENT_TOKEN', fallback: 'unset', description: 'hal agent: its token (or --token)' },
   {
+    name: 'HAL_MCP_GRANT',
+    fallback: 'unset',
+    description: 'set by HAL for the hal mcp of a CLI run: its grant token',
+  },
+  { name: 'HAL_MCP_ROOM', fallback: 'unset', description: 'set by HAL with HAL_MCP_GRANT: the run’s room' },
+  {
+    name: 'HAL_MCP_CONNECTION',
+    fallback: 'unset',
+    description: 'set by HAL with HAL_MCP_GRANT: the run’s connection',
+  },
+  { name: 'HAL_MCP_TURN', fallback: 'unset', description: 'set by HAL with HAL_MCP_GRANT: the run’s turn' },
+  {
     name: 'HTTPS_PROXY',
     fallback: 'unset',
     description: 'proxy for outbound https: calls (providers, OAuth, agent)',

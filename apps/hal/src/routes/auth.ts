@@ -48,7 +48,9 @@ async function readLoginBody(c: Context): Promise<{ form: boolean; body: Record<
   let body: unknown;
   try {
     body = await c.req.json();
-  } catch {
+  } catch (error) {
+    // A body past the size limit stays `413 payload_too_large`; only a body that is not JSON is ours to name.
+    if (HalError.isInstance(error) || !(error instanceof SyntaxError)) throw error;
     throw new HalError('validation_failed', 'The body is not valid JSON');
   }
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {
