@@ -14,7 +14,7 @@ export type {
   RoomParticipant,
   RoomParticipantSummary,
   ToolContextRequest,
-} from './room-engine.js';
+} from './room-engine-types.js';
 export { createRoomEngine } from './room-engine.js';
 export type {
   RoomEventEnvelope,

@@ -31,21 +31,6 @@ import { createTurns, type StartedTurn, type TurnRequest } from './room-turn.js'
 import { createImmediateTurnScheduler } from './room-turn-scheduler.js';
 import { createRoomWriter } from './room-writer.js';
 
-export type {
-  ActionDescription,
-  ExternalProposalInput,
-  PostMessageInput,
-  PostMessageResult,
-  RoomAuditEntry,
-  RoomCommandHandlers,
-  RoomEngine,
-  RoomEngineLimits,
-  RoomEngineSettings,
-  RoomOperator,
-  RoomParticipant,
-  RoomParticipantSummary,
-  ToolContextRequest,
-} from './room-engine-types.js';
 
 const INTERRUPTED = { code: 'interrupted', message: 'HAL restarted before this finished' } as const;
 

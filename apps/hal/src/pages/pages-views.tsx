@@ -1,3 +1,5 @@
+// Over 600 lines for now: the console's page views in one server-rendered file, one function per page; issue #16
+// (one language at a time, a console that looks finished) reworks every page and splits them by page then.
 import type { AuditVerification } from '../audit/audit-log.js';
 import type { AuditEntry } from '../audit/types.js';
 import type { ServerMetrics } from '../core/agent.js';

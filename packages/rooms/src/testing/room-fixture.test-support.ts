@@ -1,12 +1,8 @@
 import { type ErrorInfo, HalError, type Room, type RoomEvent } from '@hal-ai/spec';
 import { createToolRegistry, defineTool, type ToolSelection } from '@hal-ai/tools';
 import * as v from 'valibot';
-import {
-  createRoomEngine,
-  type RoomAuditEntry,
-  type RoomEngine,
-  type RoomParticipant,
-} from '../room-engine.js';
+import { createRoomEngine } from '../room-engine.js';
+import type { RoomAuditEntry, RoomEngine, RoomParticipant } from '../room-engine-types.js';
 import { createRoomEventHub } from '../room-events.js';
 import { createMemoryRoomStore } from '../room-memory-store.js';
 import type { RoomStore } from '../room-store.js';

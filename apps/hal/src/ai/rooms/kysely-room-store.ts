@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: one RoomStore over SQL — rooms, messages, turns and actions share its row mappers and
+// its room-counter transactions; splitting the tables apart would split those transactions across files.
 import { randomUUID } from 'node:crypto';
 import type { ActionRecord, RoomStore, TurnRecord } from '@hal-ai/rooms';
 import { type ErrorInfo, HalError, type Room, type RoomMessage } from '@hal-ai/spec';
