@@ -1,5 +1,6 @@
 export type { Addressing, AddressingParticipant } from './room-addressing.js';
 export { BROADCAST_WORDS, extractMentions, maskCode, parseAddressing } from './room-addressing.js';
+export { createRoomEngine } from './room-engine.js';
 export type {
   ActionDescription,
   ExternalProposalInput,
@@ -15,7 +16,6 @@ export type {
   RoomParticipantSummary,
   ToolContextRequest,
 } from './room-engine-types.js';
-export { createRoomEngine } from './room-engine.js';
 export type {
   RoomEventEnvelope,
   RoomEventHub,

@@ -31,7 +31,6 @@ import { createTurns, type StartedTurn, type TurnRequest } from './room-turn.js'
 import { createImmediateTurnScheduler } from './room-turn-scheduler.js';
 import { createRoomWriter } from './room-writer.js';
 
-
 const INTERRUPTED = { code: 'interrupted', message: 'HAL restarted before this finished' } as const;
 
 /**
