@@ -126,7 +126,8 @@ describe('GET /api/health', () => {
       version: packageVersion,
       uptimeS: 42,
       db: 'ok',
-      jobs: { status: 'idle' },
+      // The core exists but its job runner was not started.
+      jobs: { status: 'stopped', running: 0, queued: 0, concurrency: 0 },
     });
   });
 

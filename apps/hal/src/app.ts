@@ -1,12 +1,17 @@
 import { HalError } from '@hal-ai/spec';
 import { Hono, type MiddlewareHandler } from 'hono';
-import { createAgentRoutes } from './agents/agent-routes.js';
-import { createConnectionRoutes, createOAuthCallbackRoutes } from './ai/connections/index.js';
-import { createPanelRoutes } from './ai/panel-routes.js';
-import { createRoomRoutes } from './ai/rooms/index.js';
+import { type AgentRoutesDeps, createAgentRoutes } from './agents/agent-routes.js';
+import {
+  type ConnectionRouteDeps,
+  createConnectionRoutes,
+  createOAuthCallbackRoutes,
+} from './ai/connections/connection-routes.js';
+import { createPanelRoutes, type PanelRouteDeps } from './ai/panel-routes.js';
+import { createRoomRoutes, type RoomRouteDeps } from './ai/rooms/room-routes.js';
 import { createShellRoutes } from './ai/shell/index.js';
+import type { ShellService } from './ai/shell/shell-sessions.js';
 import { createSkillRoutes } from './ai/skill-routes.js';
-import type { AppDeps } from './deps.js';
+import type { HalConfig } from './config.js';
 import { defaultBodyLimit } from './http/body-limit.js';
 import { csrfProtection } from './http/csrf.js';
 import type { AppEnv } from './http/env.js';
@@ -14,11 +19,30 @@ import { createErrorHandler, errorResponse } from './http/http-errors.js';
 import { requireRecent } from './http/require-recent.js';
 import { securityHeaders } from './http/security-headers.js';
 import { sessionMiddleware } from './http/session.js';
+import type { Logger } from './logger.js';
 import { createMcpConfigRoutes } from './mcp/mcp-config-routes.js';
 import { createPages } from './pages/index.js';
-import { createAuthRoutes } from './routes/auth.js';
-import { createHalRoutes } from './routes/hal.js';
-import { createHealthRoutes } from './routes/health.js';
+import type { PageDeps } from './pages/pages-actions.js';
+import { type AuthRouteDeps, createAuthRoutes } from './routes/auth.js';
+import { createHalRoutes, type HalRouteDeps } from './routes/hal.js';
+import { createHealthRoutes, type HealthDeps } from './routes/health.js';
+
+/**
+ * What the whole host uses: the union of what its sub-apps declare. `HalRuntime` satisfies it; a test
+ * may build a smaller app by calling one sub-app's factory with that sub-app's own `…Deps`.
+ */
+export type HalAppDeps = HealthDeps &
+  AgentRoutesDeps &
+  AuthRouteDeps &
+  HalRouteDeps &
+  RoomRouteDeps &
+  ConnectionRouteDeps &
+  PanelRouteDeps &
+  PageDeps & {
+    config: HalConfig;
+    logger: Logger;
+    shells: ShellService;
+  };
 
 /** Paths under `/ops` that need no session: the login form and its POST. */
 const PUBLIC_OPS_PATHS = new Set(['/ops/login']);
@@ -38,7 +62,7 @@ function exceptPublic(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<
  * const app = createApp(deps);
  * const response = await app.request('/api/health');
  */
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createApp(deps: HalAppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => errorResponse(c, new HalError('not_found', 'Not found')));
@@ -57,12 +81,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   app.route('/', createAuthRoutes(deps));
   app.route('/ops/api/hal', createHalRoutes(deps));
   app.route('/ops/api/ai', createRoomRoutes(deps));
-  app.route('/ops/api/ai', createSkillRoutes(deps));
+  app.route('/ops/api/ai', createSkillRoutes());
   app.route('/ops/api/ai', createConnectionRoutes(deps));
   app.route('/ops/api/ai', createMcpConfigRoutes(deps));
-  if (deps.shells) {
-    app.route('/ops/api/ai', createShellRoutes({ shells: deps.shells, requireRecent: requireRecent(deps) }));
-  }
+  app.route('/ops/api/ai', createShellRoutes({ shells: deps.shells, requireRecent: requireRecent(deps) }));
   app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
   app.route('/ops', createPanelRoutes(deps));
   app.route('/ops', createPages(deps));

@@ -1,3 +1,4 @@
+export type { HalAppDeps } from './app.js';
 export { createApp } from './app.js';
 export type { AuditVerification } from './audit/audit-log.js';
 export { AUDIT_GENESIS_HASH, computeAuditHash, createAuditLog, verifyAuditChain } from './audit/audit-log.js';
@@ -17,8 +18,8 @@ export type { OpenDatabase } from './db/database.js';
 export { openDatabase } from './db/database.js';
 export { migrateToLatest } from './db/migrate.js';
 export type { Database } from './db/schema.js';
-export type { AppDeps, CreateDepsSettings, JobsStatusSource } from './deps.js';
-export { createDeps } from './deps.js';
+export type { HalRuntime, HalRuntimeEdges } from './hal-runtime.js';
+export { createHalRuntime } from './hal-runtime.js';
 export { limitBody } from './http/body-limit.js';
 export { csrfProtection } from './http/csrf.js';
 export type { AppEnv, Operator } from './http/env.js';
@@ -28,5 +29,6 @@ export type { ThreeStep, ThreeStepConfirmation, ThreeStepInput } from './http/th
 export { createThreeStep, readConfirmation } from './http/three-step.js';
 export type { Logger, LoggerOptions } from './logger.js';
 export { createLogger } from './logger.js';
+export type { HealthDeps, HealthReport, JobsStatusSource } from './routes/health.js';
 export type { RunningServer, StartServerOptions } from './server.js';
 export { startServer } from './server.js';

@@ -2,16 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hono } from 'hono';
+import { createLocalAgent } from '../src/agents/agent-local.js';
 import { createApp } from '../src/app.js';
 import { createOperator } from '../src/auth/auth-operators.js';
 import { type HalConfig, loadConfig } from '../src/config.js';
-import { createLocalTestCore } from '../src/core/core.test-support.js';
+import { LOCAL_SERVER_ID } from '../src/core/hal-core.js';
 import { openDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { type AppDeps, createDeps } from '../src/deps.js';
+import { createHalRuntime, type HalRuntime } from '../src/hal-runtime.js';
 import type { AppEnv, Operator } from '../src/http/env.js';
 import { createLogger } from '../src/logger.js';
-import { createAppVault } from '../src/secrets/index.js';
 
 /** A cheap scrypt cost for test operators. */
 export const TEST_SCRYPT_PARAMS = { N: 2 ** 10, r: 8, p: 1 };
@@ -55,7 +55,8 @@ export function sessionCookieFrom(response: Response): string | null {
 /** What {@link createTestApp} gives back. */
 export interface TestApp {
   app: ReturnType<typeof createApp>;
-  deps: AppDeps;
+  /** Every service of this HAL (`createHalRuntime`). */
+  deps: HalRuntime;
   clock: ManualClock;
   operator: Operator;
   password: string;
@@ -93,12 +94,13 @@ export function sessionRequest(app: { request: Hono<AppEnv>['request'] }): TestA
 export interface TestAppOptions {
   config?: Partial<HalConfig>;
   /**
-   * Gives the app a running HAL core over a real local agent (deploying into the app's temp data folder),
-   * as `deps.core`; `close()` stops it. `hostname` is what the local server is named after.
+   * Starts the HAL core (job runner, 50 ms poll) over a real local agent deploying into the app's temp
+   * data folder; `close()` stops it. `hostname` is what the local server is named after. Without it the
+   * core exists but its job runner is not started.
    */
   core?: { hostname: string };
-  /** Adjusts the deps before the app is built (after `core` is in place). */
-  build?: (deps: AppDeps) => void;
+  /** Adjusts the runtime before the app is built (tests replace `agents` or `jobs`). */
+  build?: (deps: HalRuntime) => void;
 }
 
 /**
@@ -115,25 +117,16 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     passwordHashing: TEST_SCRYPT_PARAMS,
     ...options.config,
   };
-  const deps = createDeps({
-    db: database.db,
-    sqlite: database.sqlite,
-    config,
+  const deps = await createHalRuntime(config, {
+    database,
     clock,
     logger: createLogger({ level: 'silent' }),
+    env: {},
+    // Servers other than the local one have no agent, as in wave 1's route tests.
+    remoteAgents: false,
+    localAgent: createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir, cpuSampleMs: 10 }),
+    core: { pollMs: 50, metricsIntervalMs: 0, ...(options.core ? { hostname: options.core.hostname } : {}) },
   });
-  if (options.core) {
-    deps.core = createLocalTestCore({
-      db: deps.db,
-      sqlite: deps.sqlite,
-      clock: deps.clock,
-      audit: deps.audit,
-      dataDir: deps.config.dataDir,
-      hostname: options.core.hostname,
-      // Confidential settings go to a real app vault over the same database (its key file in dataDir).
-      secrets: await createAppVault({ db: deps.db, config: { dataDir: deps.config.dataDir }, env: {} }),
-    }).core;
-  }
   options.build?.(deps);
   // Lower scrypt cost keeps route tests fast on a shared machine; the real cost is tested in
   // auth-password.test.ts, and verification always uses the cost stored in the hash.
@@ -142,8 +135,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     'alice',
   );
   const app = createApp(deps);
-  const core = options.core ? deps.core : undefined;
-  await core?.start();
+  if (options.core) await deps.core.start();
 
   const request = sessionRequest(app);
 
@@ -164,8 +156,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       return { cookie, csrfToken: body.csrfToken };
     },
     async close() {
-      await core?.stop(2000);
-      await database.close();
+      await deps.close(2000);
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

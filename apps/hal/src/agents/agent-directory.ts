@@ -18,7 +18,7 @@ export interface AgentDirectorySettings {
   remote?: RemoteAgentsSettings;
 }
 
-/** HAL's agents: a directory for jobs, plus what `createAgentRoutes` serves (`AppDeps.agents`). */
+/** HAL's agents: a directory for jobs, plus what `createAgentRoutes` serves (`HalRuntime.agents`). */
 export interface HalAgents extends AgentDirectory {
   readonly local: NodeAgent;
   readonly remote: RemoteAgentsSettings | undefined;

@@ -18,7 +18,7 @@ export interface AgentRoutesSettings {
   maxResultBytes?: number;
 }
 
-/** The part of `AppDeps` the routes read. Without `agents.remote` every route answers `404 not_found`. */
+/** What the agent routes read of the runtime. Without `agents.remote` every route answers `404 not_found`. */
 export interface AgentRoutesDeps {
   agents?: { remote?: AgentRoutesSettings | undefined } | undefined;
 }

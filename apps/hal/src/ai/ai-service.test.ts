@@ -1,9 +1,8 @@
 import { createMemoryRoomStore } from '@hal-ai/rooms';
 import type { CallOptions, Connection, LanguageModel, StreamPart } from '@hal-ai/spec';
 import { describe, expect, it } from 'vitest';
-import type { AppDeps } from '../deps.js';
 import { createLogger } from '../logger.js';
-import { type AiService, createAiService, type RoomConnections } from './ai-service.js';
+import { type AiService, type AiServiceDeps, createAiService, type RoomConnections } from './ai-service.js';
 
 function connection(id: string, name: string): Connection {
   return {
@@ -89,7 +88,7 @@ function service(connections: RoomConnections): AiService {
     clock: { now: () => Date.now() },
     logger: createLogger({ level: 'silent' }),
     audit: { append: async () => undefined },
-  } as unknown as AppDeps;
+  } as unknown as AiServiceDeps;
   return createAiService({ deps, connections, store: createMemoryRoomStore(), skill: 'skill' });
 }
 

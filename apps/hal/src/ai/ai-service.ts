@@ -20,14 +20,25 @@ import {
   type Room,
 } from '@hal-ai/spec';
 import type { ToolRegistry } from '@hal-ai/tools';
-import type { AuditActor } from '../audit/types.js';
-import type { AppDeps } from '../deps.js';
+import type { AuditActor, AuditLog } from '../audit/types.js';
+import type { Logger } from '../logger.js';
 import { createKyselyRoomStore, readRoomSequences } from './rooms/kysely-room-store.js';
 import { trackRoomWrites } from './rooms/room-write-log.js';
 import type { SharedRoomEventHub } from './rooms/shared-room-event-hub.js';
 import { createSqliteRoomEventHub } from './rooms/sqlite-room-event-hub.js';
-import { createHalToolContext, createHalTools, type HalToolContext } from './tools/index.js';
+import {
+  createHalToolContext,
+  createHalTools,
+  type HalToolContext,
+  type HalToolContextDeps,
+} from './tools/index.js';
 import type { HalWebAccess } from './web/hal-web-access.js';
+
+/** What the rooms use of HAL: the database and clock of their store, the audit log, the logger, and what the tools' context needs. */
+export interface AiServiceDeps extends HalToolContextDeps {
+  audit: AuditLog;
+  logger: Pick<Logger, 'warn' | 'error'>;
+}
 
 /**
  * What the rooms need of the connection service (`apps/hal/src/ai/connections`): a structural
@@ -49,7 +60,7 @@ export interface RoomConnections {
 
 /** Settings of {@link createAiService}. */
 export interface AiServiceSettings {
-  deps: AppDeps;
+  deps: AiServiceDeps;
   connections: RoomConnections;
   /** HAL's tool registry (default `createHalTools()`). */
   registry?: ToolRegistry<HalToolContext>;

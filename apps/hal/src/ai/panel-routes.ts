@@ -3,8 +3,16 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { HalError } from '@hal-ai/spec';
 import { Hono } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../core/clock.js';
+import type { Database } from '../db/schema.js';
 import type { AppEnv } from '../http/env.js';
+
+/** What the panel routes use: the operator preferences table and the clock that stamps them. */
+export interface PanelRouteDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+}
 
 /** The panel preferences kept per operator in `operator_prefs`. */
 export interface PanelPrefs {
@@ -71,7 +79,10 @@ function readPrefsBody(value: unknown): Partial<PanelPrefs> {
 }
 
 /** One operator's panel preferences (defaults for what they never changed). */
-export async function readPanelPrefs(deps: Pick<AppDeps, 'db'>, operatorId: string): Promise<PanelPrefs> {
+export async function readPanelPrefs(
+  deps: Pick<PanelRouteDeps, 'db'>,
+  operatorId: string,
+): Promise<PanelPrefs> {
   const rows = await deps.db
     .selectFrom('operator_prefs')
     .select(['key', 'value'])
@@ -103,7 +114,7 @@ export async function readPanelPrefs(deps: Pick<AppDeps, 'db'>, operatorId: stri
  * @example
  * app.route('/ops', createPanelRoutes(deps));
  */
-export function createPanelRoutes(deps: AppDeps, settings: PanelRouteSettings = {}): Hono<AppEnv> {
+export function createPanelRoutes(deps: PanelRouteDeps, settings: PanelRouteSettings = {}): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   let assetsDir = settings.assetsDir;
   const cache = new Map<string, string>();

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { HalError } from '@hal-ai/spec';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { HalConfig } from '../config.js';
 import { requestOrigin } from './client-address.js';
 import type { AppEnv } from './env.js';
 
@@ -58,7 +58,7 @@ const API_PREFIX = '/ops/api/';
  * the page form reader and by the streaming upload before its file part) compare it before anything else is
  * used. Under `/ops/api/` the header is required: those routes never read form fields.
  */
-export function csrfProtection(deps: AppDeps): MiddlewareHandler<AppEnv> {
+export function csrfProtection(deps: { config: Pick<HalConfig, 'trustProxy'> }): MiddlewareHandler<AppEnv> {
   return async function csrfProtection(c, next) {
     c.set('csrfDeferred', false);
     if (!isUnsafeMethod(c.req.method)) return next();

@@ -1,7 +1,12 @@
 import { HalError } from '@hal-ai/spec';
 import type { MiddlewareHandler } from 'hono';
-import type { AppDeps } from '../deps.js';
+import type { Clock } from '../core/clock.js';
 import type { AppEnv } from './env.js';
+
+/** What {@link requireRecent} reads: the clock the re-authentication window is measured by. */
+export interface RequireRecentDeps {
+  clock: Clock;
+}
 
 /**
  * Guards a sensitive route: passes only when the session entered the password (login or
@@ -12,7 +17,7 @@ import type { AppEnv } from './env.js';
  * @example
  * routes.post('/servers', requireRecent(deps), handler);
  */
-export function requireRecent(deps: AppDeps): MiddlewareHandler<AppEnv> {
+export function requireRecent(deps: RequireRecentDeps): MiddlewareHandler<AppEnv> {
   return async function requireRecent(c, next) {
     const until = c.get('recentAuthUntil');
     if (typeof until !== 'number' || deps.clock.now() >= until) {

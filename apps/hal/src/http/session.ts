@@ -1,16 +1,28 @@
 import { HalError } from '@hal-ai/spec';
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { Kysely } from 'kysely';
 import { createSessionStore, type SessionStore } from '../auth/auth-sessions.js';
-import type { AppDeps } from '../deps.js';
+import type { HalConfig } from '../config.js';
+import type { Clock } from '../core/clock.js';
+import type { Database } from '../db/schema.js';
 import { isHttps } from './client-address.js';
 import type { AppEnv } from './env.js';
+
+/** What the session middleware, its store and its cookie read. */
+export interface SessionDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  config: Pick<HalConfig, 'reauthWindowS' | 'trustProxy'>;
+  /** Randomness for session and CSRF tokens. */
+  random: (bytes: number) => Buffer;
+}
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = 'hal_session';
 
 /** The session store for these deps (stateless: all state is in the database). */
-export function sessionStoreFor(deps: AppDeps): SessionStore {
+export function sessionStoreFor(deps: SessionDeps): SessionStore {
   return createSessionStore({
     db: deps.db,
     clock: deps.clock,
@@ -20,7 +32,12 @@ export function sessionStoreFor(deps: AppDeps): SessionStore {
 }
 
 /** Sets `hal_session` (HttpOnly, SameSite=Lax, Path=/, Secure over https) until the absolute expiry. */
-export function setSessionCookie(c: Context, deps: AppDeps, token: string, expiresAt: number): void {
+export function setSessionCookie(
+  c: Context,
+  deps: Pick<SessionDeps, 'clock' | 'config'>,
+  token: string,
+  expiresAt: number,
+): void {
   setCookie(c, SESSION_COOKIE, token, {
     httpOnly: true,
     sameSite: 'Lax',
@@ -31,7 +48,7 @@ export function setSessionCookie(c: Context, deps: AppDeps, token: string, expir
 }
 
 /** Tells the browser to drop `hal_session`. */
-export function clearSessionCookie(c: Context, deps: AppDeps): void {
+export function clearSessionCookie(c: Context, deps: Pick<SessionDeps, 'config'>): void {
   deleteCookie(c, SESSION_COOKIE, { path: '/', secure: isHttps(c, deps.config.trustProxy) });
 }
 
@@ -49,7 +66,7 @@ function isApiPath(path: string): boolean {
  * Without one: `401 unauthenticated` on `/ops/api/*` (and any non-GET), a redirect to
  * `/ops/login` for pages.
  */
-export function sessionMiddleware(deps: AppDeps): MiddlewareHandler<AppEnv> {
+export function sessionMiddleware(deps: SessionDeps): MiddlewareHandler<AppEnv> {
   const store = sessionStoreFor(deps);
   return async function sessionMiddleware(c, next) {
     const token = readSessionToken(c);

@@ -1,7 +1,10 @@
 import type { CliMcpResolver, CliMcpServer } from '@hal-ai/providers/cli';
 import type { ToolSelection } from '@hal-ai/tools';
+import type { Kysely } from 'kysely';
 import { createHalTools } from '../ai/tools/index.js';
-import type { AppDeps } from '../deps.js';
+import type { HalConfig } from '../config.js';
+import type { Clock } from '../core/clock.js';
+import type { Database } from '../db/schema.js';
 import { createMcpGrants, HAL_MCP_GRANT_ENV } from './mcp-grants.js';
 import { halMcpLaunch } from './mcp-launch.js';
 
@@ -26,7 +29,7 @@ function selectionEnv(selection: ToolSelection): string {
  * const model = createCliProvider({ ..., mcp: halMcpAttachment(deps, connection.tools) });
  */
 export function halMcpAttachment(
-  deps: Pick<AppDeps, 'config'>,
+  deps: { config: Pick<HalConfig, 'dataDir'> },
   toolSelection: ToolSelection,
   settings: HalMcpAttachmentSettings = {},
 ): CliMcpServer | undefined {
@@ -53,7 +56,7 @@ export function halMcpAttachment(
  * createConnectionService(deps, { cli: { mcp: (selection) => halMcpRunAttachment(deps, selection) } });
  */
 export function halMcpRunAttachment(
-  deps: Pick<AppDeps, 'config' | 'db' | 'clock'>,
+  deps: { config: Pick<HalConfig, 'dataDir'>; db: Kysely<Database>; clock: Clock },
   toolSelection: ToolSelection,
   settings: HalMcpAttachmentSettings = {},
 ): CliMcpResolver | undefined {

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { HAL_TOOL_NAMES } from '../ai/tools/index.js';
-import type { AppDeps } from '../deps.js';
+import type { HalConfig } from '../config.js';
 import type { AppEnv } from '../http/env.js';
 import { type HalMcpLaunch, halMcpLaunch, resolveHalMcpBin } from './mcp-launch.js';
 
@@ -75,7 +75,10 @@ export function buildMcpConfigSnippets(launch: HalMcpLaunch) {
  * `GET /ops/api/ai/mcp-config` → snippets for external MCP clients (SPEC §6). Mounted under `/ops/api/ai`,
  * so the session middleware guards it. The snippets hold absolute paths and the data folder, never a secret.
  */
-export function createMcpConfigRoutes(deps: AppDeps, settings: McpConfigRouteSettings = {}): Hono<AppEnv> {
+export function createMcpConfigRoutes(
+  deps: { config: Pick<HalConfig, 'dataDir'> },
+  settings: McpConfigRouteSettings = {},
+): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get('/mcp-config', (c) => {
     const launch = halMcpLaunch({

@@ -4,21 +4,17 @@ import { createHalMcpServer, type McpLogger } from '@hal-ai/mcp';
 import { toPublicAction } from '@hal-ai/rooms';
 import { HalError, TOOL_PRESETS, type ToolPreset } from '@hal-ai/spec';
 import type { ToolSelection } from '@hal-ai/tools';
+import { createMemoryVaultStore, createVault, generateVaultKey } from '@hal-ai/vault';
 import { Migrator } from 'kysely';
-import { createAgentDirectory } from '../agents/agent-directory.js';
-import { createLocalAgent } from '../agents/agent-local.js';
-import { createAgentQueue } from '../agents/agent-queue.js';
-import { type AiService, createAiService, type RoomConnections } from '../ai/ai-service.js';
-import { loadSkill } from '../ai/skill.js';
-import { createHalToolContext, createHalTools, type HalToolActions } from '../ai/tools/index.js';
+import type { AiService, RoomConnections } from '../ai/ai-service.js';
+import { createHalToolContext, type HalToolActions } from '../ai/tools/index.js';
 import { HAL_VERSION, type HalConfig } from '../config.js';
-import { type Clock, systemClock } from '../core/clock.js';
-import { createHalCore, LOCAL_SERVER_ID } from '../core/hal-core.js';
+import type { Clock } from '../core/clock.js';
 import { type OpenDatabase, openDatabase } from '../db/database.js';
 import { migrationProvider } from '../db/migrations/index.js';
-import { createDeps } from '../deps.js';
+import { createHalRuntime, databasePath } from '../hal-runtime.js';
 import type { Logger } from '../logger.js';
-import { createAppVault, VAULT_KEY_FILE } from '../secrets/index.js';
+import { VAULT_KEY_FILE } from '../secrets/index.js';
 import { createMcpGrants, HAL_MCP_GRANT_ENV, type McpGrantedConversation } from './mcp-grants.js';
 
 /** Where `hal mcp` finds its tool selection (a preset name, or `custom:tool_a,tool_b`). */
@@ -139,7 +135,7 @@ function pinoAdapter(logger: Logger): McpLogger {
  */
 export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
   const { config, logger } = settings;
-  const file = path.join(config.dataDir, 'hal.db');
+  const file = databasePath(config.dataDir);
   if (!fs.existsSync(file)) {
     throw new HalError(
       'invalid_state',
@@ -149,45 +145,35 @@ export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
   const database = openDatabase(file);
   try {
     await assertMigrated(database, file);
-    // The vault only redacts audit details here; never create a key the running HAL does not have.
-    const hasKey = config.vaultKey !== undefined || fs.existsSync(path.join(config.dataDir, VAULT_KEY_FILE));
-    const vault = hasKey ? await createAppVault({ db: database.db, config, logger }) : undefined;
-    const deps = createDeps({
-      db: database.db,
-      sqlite: database.sqlite,
-      config,
-      clock: settings.clock ?? systemClock,
-      logger,
-      ...(vault ? { redact: (value: unknown) => vault.redact(value) } : {}),
-    });
-    const core = createHalCore({
-      db: database.db,
-      sqlite: database.sqlite,
-      clock: deps.clock,
-      audit: deps.audit,
-      dataDir: config.dataDir,
-      agents: { get: (serverId) => deps.agents?.get(serverId) },
-      logger,
-      ...(vault ? { secrets: vault } : {}),
-    });
-    deps.agents = createAgentDirectory({
-      local: createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir: config.dataDir }),
-      remote: {
-        queue: createAgentQueue(),
-        resolveAgentToken: async (token) => (await core.servers.resolveAgentToken(token)) ?? null,
-      },
-    });
-    deps.core = core;
-    const grants = createMcpGrants(database.db, deps.clock);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  // The vault only redacts audit details here; never create a key the running HAL does not have.
+  // Without one, a vault under a key of this process alone holds nothing and redacts nothing.
+  const hasKey = config.vaultKey !== undefined || fs.existsSync(path.join(config.dataDir, VAULT_KEY_FILE));
+  const runtime = await createHalRuntime(config, {
+    database,
+    logger,
+    ...(settings.clock ? { clock: settings.clock } : {}),
+    // Confidential settings are sealed only into the vault the running HAL opens.
+    ...(hasKey
+      ? {}
+      : {
+          vault: createVault({ key: generateVaultKey(), store: createMemoryVaultStore() }),
+          core: { secrets: undefined },
+        }),
+    roomConnections: noConnections,
+  });
+  const { ai } = runtime;
+  try {
+    const grants = createMcpGrants(runtime.db, runtime.clock);
     if (settings.grant && !(await grants.verify(settings.grant.token, settings.grant))) {
       throw new HalError(
         'invalid_state',
         `${HAL_MCP_GRANT_ENV.token} is not a live grant for that room and connection (expired, ended or foreign)`,
       );
     }
-    const registry = createHalTools();
-    const skillText = await loadSkill();
-    const ai = createAiService({ deps, connections: noConnections, registry, skill: skillText });
     const actions: HalToolActions = {
       async get(id) {
         const record = await ai.store.getAction(id);
@@ -198,7 +184,7 @@ export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
       },
     };
     const server = createHalMcpServer({
-      registry,
+      registry: runtime.tools,
       name: 'hal',
       version: HAL_VERSION,
       ...(settings.selection ? { selection: settings.selection } : {}),
@@ -208,10 +194,10 @@ export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
         'hal_action_status or hal_actions_pending.',
       logger: pinoAdapter(logger),
       context: ({ clientName }) =>
-        createHalToolContext(deps, {
+        createHalToolContext(runtime, {
           actor: `mcp:${mcpClientLabel(clientName)}`,
           actions,
-          skill: async () => skillText,
+          skill: async () => runtime.skill,
         }),
       onApprovalRequest: async ({ tool, args, clientName }) => {
         // Checked again at each request: the grant ends with the run it was issued for.
@@ -236,12 +222,12 @@ export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
       ai,
       async close() {
         await server.close().catch(() => undefined);
-        await ai.close();
-        await database.close();
+        // The core was never started here: this closes the rooms and the database.
+        await runtime.close();
       },
     };
   } catch (error) {
-    await database.close();
+    await runtime.close();
     throw error;
   }
 }

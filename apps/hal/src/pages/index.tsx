@@ -5,9 +5,8 @@ import { verifyAuditChain } from '../audit/audit-log.js';
 import type { ServerMetrics } from '../core/agent.js';
 import type { JOB_STATES } from '../core/core-schemas.js';
 import { type HalCore, LOCAL_SERVER_ID, runningCore } from '../core/hal-core.js';
-import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
-import { renderPage } from './pages-actions.js';
+import { type PageDeps, renderPage } from './pages-actions.js';
 import { readConsoleCss } from './pages-assets.js';
 import { publicError } from './pages-format.js';
 import type { Section } from './pages-layout.js';
@@ -45,7 +44,7 @@ function query(c: Ctx, name: string): string | undefined {
  * @example
  * app.route('/ops', createPages(deps));
  */
-export function createPages(deps: AppDeps): Hono<AppEnv> {
+export function createPages(deps: PageDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const core = (): HalCore => runningCore(deps);
 

@@ -3,20 +3,36 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AuditLog } from '../audit/types.js';
 import { verifyOperatorPassword } from '../auth/auth-operators.js';
 import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
+import type { HalConfig } from '../config.js';
 import type { HighActionDescription } from '../core/core-impacts.js';
-import type { AppDeps } from '../deps.js';
+import type { HalCore } from '../core/hal-core.js';
 import { clientAddress } from '../http/client-address.js';
 import { CSRF_FIELD, verifyFormToken } from '../http/csrf.js';
 import type { AppEnv } from '../http/env.js';
 import { readFormFields } from '../http/form-body.js';
 import { requireRecent } from '../http/require-recent.js';
-import { sessionStoreFor, setSessionCookie } from '../http/session.js';
+import { type SessionDeps, sessionStoreFor, setSessionCookie } from '../http/session.js';
+import type { ThreeStep } from '../http/three-step.js';
+import type { Logger } from '../logger.js';
 import { publicError } from './pages-format.js';
 import { CsrfField, HiddenFields, Layout, type PageFrame, type Section } from './pages-layout.js';
 
 type Ctx = Context<AppEnv>;
+
+/**
+ * What the console pages use: the core they read and act through, the three steps, the audit log, the
+ * session store's services (re-authentication inside a form) and where uploads go.
+ */
+export interface PageDeps extends SessionDeps {
+  core: HalCore;
+  threeStep: ThreeStep;
+  audit: AuditLog;
+  logger: Pick<Logger, 'warn' | 'error'>;
+  config: Pick<HalConfig, 'dataDir' | 'uploadLimitBytes' | 'reauthWindowS' | 'trustProxy'>;
+}
 
 /** The password field a re-auth form adds to the original action's fields. */
 export const REAUTH_FIELD = '_password';
@@ -52,7 +68,7 @@ export interface PageAction<A> {
 /** Renders a full page (doctype + {@link Layout}) with the signed-in operator. */
 export async function renderPage(
   c: Ctx,
-  deps: AppDeps,
+  deps: PageDeps,
   frame: Omit<PageFrame, 'operator' | 'csrfToken' | 'banner'>,
   body: Child,
   status: ContentfulStatusCode = 200,
@@ -114,7 +130,7 @@ function identifierFields(identifiers: string[]): Record<string, string> {
  * login rate limit, replaces the session (new cookie, fresh `requireRecent` window) and records it, exactly
  * as `POST /ops/api/reauth` does.
  */
-async function reauthenticate(c: Ctx, deps: AppDeps, password: string): Promise<void> {
+async function reauthenticate(c: Ctx, deps: PageDeps, password: string): Promise<void> {
   const operator = c.get('operator');
   const limiter = createLoginRateLimiter({ db: deps.db, clock: deps.clock });
   const address = clientAddress(c, deps.config.trustProxy);
@@ -148,7 +164,7 @@ async function reauthenticate(c: Ctx, deps: AppDeps, password: string): Promise<
  * The write-tier guard of a console form: a posted password (the re-auth form's) re-authenticates first,
  * then `requireRecent` must pass → else `reauth_required`.
  */
-async function guardRecent(c: Ctx, deps: AppDeps, fields: Record<string, string>): Promise<void> {
+async function guardRecent(c: Ctx, deps: PageDeps, fields: Record<string, string>): Promise<void> {
   const password = fields[REAUTH_FIELD];
   if (password !== undefined) await reauthenticate(c, deps, password);
   await requireRecent(deps)(c, async () => {});
@@ -352,7 +368,7 @@ function ExecuteStep(props: StepProps & { typed: string[] }) {
  * retype identifiers → execute), then the same core call the console API makes. Errors render as a page
  * with their message and code.
  */
-export function pageAction<A>(deps: AppDeps, definition: PageAction<A>) {
+export function pageAction<A>(deps: PageDeps, definition: PageAction<A>) {
   return async function handle(c: Ctx) {
     const path = c.req.path;
     const frame = { title: definition.title, section: definition.section };
@@ -478,7 +494,7 @@ export interface PageUpload {
  * with a re-auth form that asks for the file again) are checked on the fields before the file, so a refused
  * upload writes nothing; then `receive` runs the one streaming upload path the console API uses too.
  */
-export function pageUploadAction(deps: AppDeps, definition: PageUpload) {
+export function pageUploadAction(deps: PageDeps, definition: PageUpload) {
   return async function handle(c: Ctx) {
     const frame = { title: definition.title, section: definition.section };
     let seen: Record<string, string> = {};

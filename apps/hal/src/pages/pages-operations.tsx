@@ -30,10 +30,9 @@ import {
 } from '../core/core-schemas.js';
 import { parseInput } from '../core/core-support.js';
 import { type HalCore, runningCore } from '../core/hal-core.js';
-import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { ARTIFACT_FIELD, receiveReleaseUpload } from '../operations/release-upload.js';
-import { pageAction, pageUploadAction, withNotice } from './pages-actions.js';
+import { type PageDeps, pageAction, pageUploadAction, withNotice } from './pages-actions.js';
 import { AgentTokenView } from './pages-views.js';
 
 type Ctx = Context<AppEnv>;
@@ -56,7 +55,7 @@ function pick(
  * core function with the same arguments as `routes/hal.ts`, and high-risk ones describe the same impact and
  * identifiers to `threeStep`.
  */
-export function registerOperations(routes: Hono<AppEnv>, deps: AppDeps): void {
+export function registerOperations(routes: Hono<AppEnv>, deps: PageDeps): void {
   const core = (): HalCore => runningCore(deps);
   const actor = (c: Ctx) => `operator:${c.get('operator').id}` as const;
   const param = (c: Ctx, name: string) => c.req.param(name) ?? '';

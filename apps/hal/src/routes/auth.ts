@@ -2,14 +2,27 @@ import { HalError } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AuditLog } from '../audit/types.js';
 import { authenticateOperator, verifyOperatorPassword } from '../auth/auth-operators.js';
 import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
-import type { AppDeps } from '../deps.js';
+import type { HalConfig } from '../config.js';
 import { clientAddress } from '../http/client-address.js';
 import { assertSameOrigin } from '../http/csrf.js';
 import type { AppEnv } from '../http/env.js';
 import { readFormFields } from '../http/form-body.js';
-import { clearSessionCookie, readSessionToken, sessionStoreFor, setSessionCookie } from '../http/session.js';
+import {
+  clearSessionCookie,
+  readSessionToken,
+  type SessionDeps,
+  sessionStoreFor,
+  setSessionCookie,
+} from '../http/session.js';
+
+/** What the sign-in routes use: the session store's services, the audit log and the password cost. */
+export interface AuthRouteDeps extends SessionDeps {
+  audit: AuditLog;
+  config: Pick<HalConfig, 'reauthWindowS' | 'trustProxy' | 'passwordHashing'>;
+}
 
 /** Longest username/password accepted (scrypt of a huge input is a cheap denial of service). */
 const MAX_CREDENTIAL_LENGTH = 1024;
@@ -94,7 +107,7 @@ function loginPage(options: { message?: string; next?: string; username?: string
  * `POST /ops/logout`, `GET /ops/api/session`, `POST /ops/api/reauth` (behind the session and
  * CSRF middleware that `createApp` puts in front of `/ops/*`).
  */
-export function createAuthRoutes(deps: AppDeps): Hono<AppEnv> {
+export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   const store = sessionStoreFor(deps);
   const limiter = createLoginRateLimiter({ db: deps.db, clock: deps.clock });
   const routes = new Hono<AppEnv>();

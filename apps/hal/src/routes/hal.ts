@@ -1,5 +1,7 @@
 import { HalError } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
+import type { AuditLog } from '../audit/types.js';
+import type { HalConfig } from '../config.js';
 import {
   assertNotHalRollback,
   assertReleaseApprovable,
@@ -33,12 +35,19 @@ import {
 } from '../core/core-schemas.js';
 import { parseInput } from '../core/core-support.js';
 import { type HalCore, runningCore } from '../core/hal-core.js';
-import type { AppDeps } from '../deps.js';
 import type { AppEnv } from '../http/env.js';
 import { readJsonObject } from '../http/json-body.js';
-import { requireRecent } from '../http/require-recent.js';
-import { readConfirmation } from '../http/three-step.js';
+import { type RequireRecentDeps, requireRecent } from '../http/require-recent.js';
+import { readConfirmation, type ThreeStep } from '../http/three-step.js';
 import { receiveReleaseUpload } from '../operations/release-upload.js';
+
+/** What the console API uses: the core, the three steps, the audit log and where uploads go. */
+export interface HalRouteDeps extends RequireRecentDeps {
+  core: HalCore;
+  threeStep: ThreeStep;
+  audit: AuditLog;
+  config: Pick<HalConfig, 'dataDir' | 'uploadLimitBytes'>;
+}
 
 type Ctx = Context<AppEnv>;
 
@@ -66,7 +75,7 @@ function listQuery(c: Ctx, keys: string[]): Record<string, unknown> {
  * whose identifiers are what the operator retypes. Every handler calls the same core function, with the
  * same arguments, as the matching AI tool.
  */
-export function createHalRoutes(deps: AppDeps): Hono<AppEnv> {
+export function createHalRoutes(deps: HalRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const write = requireRecent(deps);
 

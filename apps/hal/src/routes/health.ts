@@ -1,8 +1,26 @@
 import { Hono } from 'hono';
+import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import { HAL_VERSION } from '../config.js';
-import type { AppDeps } from '../deps.js';
+import type { Clock } from '../core/clock.js';
+import type { Database } from '../db/schema.js';
 import type { AppEnv } from '../http/env.js';
+import type { Logger } from '../logger.js';
+
+/** Something that reports the job runner's state for `/api/health` (the core does). */
+export interface JobsStatusSource {
+  status(): unknown;
+}
+
+/** What the health report reads. */
+export interface HealthDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  logger: Pick<Logger, 'warn'>;
+  jobs: JobsStatusSource;
+  /** When HAL started (epoch ms, by `clock`). */
+  startedAt: number;
+}
 
 /** What `GET /api/health` answers (and the `hal_health` tool returns). */
 export interface HealthReport {
@@ -17,8 +35,8 @@ export interface HealthReport {
  * the job runner's status. Shared by the route and the AI tool so both report the same thing.
  */
 export async function readHealth(
-  deps: AppDeps,
-  startedAt: number = deps.startedAt ?? deps.clock.now(),
+  deps: HealthDeps,
+  startedAt: number = deps.startedAt,
 ): Promise<HealthReport> {
   let db: 'ok' | 'error' = 'ok';
   try {
@@ -27,25 +45,22 @@ export async function readHealth(
     db = 'error';
     deps.logger.warn({ err: error }, 'health: database check failed');
   }
-  let jobs: unknown = { status: 'idle' };
-  if (deps.jobs !== undefined) {
-    try {
-      jobs = await deps.jobs.status();
-    } catch (error) {
-      jobs = { status: 'error' };
-      deps.logger.warn({ err: error }, 'health: job runner status failed');
-    }
+  let jobs: unknown;
+  try {
+    jobs = await deps.jobs.status();
+  } catch (error) {
+    jobs = { status: 'error' };
+    deps.logger.warn({ err: error }, 'health: job runner status failed');
   }
   const uptimeS = Math.max(0, Math.floor((deps.clock.now() - startedAt) / 1000));
   return { version: HAL_VERSION, uptimeS, db, jobs };
 }
 
 /** `GET /api/health` (no auth): `{version, uptimeS, db: 'ok'|'error', jobs}`. */
-export function createHealthRoutes(deps: AppDeps): Hono<AppEnv> {
-  const startedAt = deps.startedAt ?? deps.clock.now();
+export function createHealthRoutes(deps: HealthDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get('/api/health', async (c) => {
-    const report = await readHealth(deps, startedAt);
+    const report = await readHealth(deps);
     return c.json(report, report.db === 'ok' ? 200 : 503);
   });
   return routes;

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestSession } from '../../../test/foundation.test-support.js';
-import type { AppDeps } from '../../deps.js';
 import { halMcpAttachment } from '../../mcp/mcp-attachment.js';
 import {
   type ConnectionsTestApp,
@@ -35,7 +34,7 @@ beforeEach(async () => {
       statusTimeoutMs: 20_000,
       // The connection's tool preset decides which HAL tools the CLI may call through HAL's MCP server.
       mcp: (selection) =>
-        halMcpAttachment({ config: { dataDir: root } } as Pick<AppDeps, 'config'>, selection, {
+        halMcpAttachment({ config: { dataDir: root } }, selection, {
           binPath: path.join(root, 'mcp-bin.js'),
         }),
     },

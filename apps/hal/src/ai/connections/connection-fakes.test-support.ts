@@ -18,15 +18,10 @@ import { createOperator } from '../../auth/auth-operators.js';
 import { loadConfig } from '../../config.js';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
-import { type AppDeps, createDeps } from '../../deps.js';
+import { createHalRuntime, type HalRuntime } from '../../hal-runtime.js';
 import type { Operator } from '../../http/env.js';
 import { createLogger } from '../../logger.js';
-import { createAppVault } from '../../secrets/index.js';
-import {
-  type ConnectionManager,
-  type ConnectionServiceOptions,
-  createConnectionService,
-} from './connection-service.js';
+import type { ConnectionManager, ConnectionServiceOptions } from './connection-service.js';
 
 /** A secret generated for this run (never a key-looking literal in source). */
 export function generatedSecret(): string {
@@ -35,7 +30,7 @@ export function generatedSecret(): string {
 
 /** The app with connections over a temp-file database. */
 export interface ConnectionsTestApp {
-  deps: AppDeps;
+  deps: HalRuntime;
   connections: ConnectionManager;
   clock: ManualClock;
   dbFile: string;
@@ -60,12 +55,12 @@ export interface ConnectionsTestApp {
 }
 
 /**
- * Builds {@link ConnectionsTestApp}; `options` go to the connections service; `build` adds services to the
- * deps before the app is built (e.g. the login terminal).
+ * Builds {@link ConnectionsTestApp}; `options` go to the connections service; `build` adjusts the runtime
+ * before the app is built (e.g. a login terminal over a fake CLI).
  */
 export async function createConnectionsTestApp(
   options: ConnectionServiceOptions = {},
-  build?: (deps: AppDeps) => void,
+  build?: (deps: HalRuntime) => void,
 ): Promise<ConnectionsTestApp> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-conn-'));
   const dbFile = path.join(dataDir, 'hal.db');
@@ -77,18 +72,11 @@ export async function createConnectionsTestApp(
     level: 'debug',
     destination: { write: (line: string) => logLines.push(line) },
   });
-  const vault = await createAppVault({ db: database.db, config: { dataDir }, env: {} });
-  const deps = createDeps({
-    db: database.db,
-    sqlite: database.sqlite,
-    config: { ...loadConfig({ HAL_DATA_DIR: dataDir }), passwordHashing: TEST_SCRYPT_PARAMS },
-    clock,
-    logger,
-    redact: (value) => vault.redact(value),
-  });
-  const connections = createConnectionService({ ...deps, vault }, options);
-  deps.vault = vault;
-  deps.connections = connections;
+  const deps = await createHalRuntime(
+    { ...loadConfig({ HAL_DATA_DIR: dataDir }), passwordHashing: TEST_SCRYPT_PARAMS },
+    { database, clock, logger, env: {}, connections: options, skill: 'HAL SKILL DOCUMENT (test)' },
+  );
+  const { connections } = deps;
   build?.(deps);
   const alice = await createOperator({ ...deps, passwordParams: TEST_SCRYPT_PARAMS }, 'alice');
   const bob = await createOperator({ ...deps, passwordParams: TEST_SCRYPT_PARAMS }, 'bob');
@@ -126,8 +114,7 @@ export async function createConnectionsTestApp(
       return { cookie, csrfToken: body.csrfToken };
     },
     async close() {
-      await deps.shells?.close();
-      await database.close();
+      await deps.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,15 +1,23 @@
-import { HAL_ERROR_STATUS, HalError } from '@hal-ai/spec';
+import { HAL_ERROR_STATUS } from '@hal-ai/spec';
 import { type Context, Hono } from 'hono';
+import type { HalConfig } from '../../config.js';
 import { parseInput } from '../../core/core-support.js';
-import type { AppDeps } from '../../deps.js';
 import type { AppEnv } from '../../http/env.js';
 import { toHalError } from '../../http/http-errors.js';
 import { readJsonObject } from '../../http/json-body.js';
-import { requireRecent } from '../../http/require-recent.js';
+import { type RequireRecentDeps, requireRecent } from '../../http/require-recent.js';
+import type { Logger } from '../../logger.js';
 import { createConnectionSchema, replaceSecretSchema, updateConnectionSchema } from './connection-schemas.js';
 import type { ConnectionManager } from './connection-service.js';
 
 type Ctx = Context<AppEnv>;
+
+/** What the connection routes use: the connection service, and the clock re-authentication is measured by. */
+export interface ConnectionRouteDeps extends RequireRecentDeps {
+  connections: ConnectionManager;
+  config: Pick<HalConfig, 'trustProxy'>;
+  logger: Pick<Logger, 'warn' | 'error'>;
+}
 
 /** Where the OAuth callback page lives (relative to the HAL origin). */
 export const OAUTH_CALLBACK_PATH = '/ops/ai/oauth/callback';
@@ -20,7 +28,7 @@ export const OAUTH_CALLBACK_SCRIPT_PATH = '/ops/ai/oauth/callback.js';
 export const OAUTH_MESSAGE_TYPE = 'hal-oauth';
 
 /** The callback URL as the operator's browser reaches HAL (proxy headers only when trusted). */
-function callbackUrlOf(c: Ctx, deps: AppDeps): string {
+function callbackUrlOf(c: Ctx, deps: ConnectionRouteDeps): string {
   const url = new URL(c.req.url);
   let origin = url.origin;
   if (deps.config.trustProxy) {
@@ -32,13 +40,12 @@ function callbackUrlOf(c: Ctx, deps: AppDeps): string {
   return `${origin}${OAUTH_CALLBACK_PATH}`;
 }
 
-function connectionsOf(deps: AppDeps): ConnectionManager {
-  if (!deps.connections) throw new HalError('internal_error', 'AI connections are not configured');
+function connectionsOf(deps: ConnectionRouteDeps): ConnectionManager {
   return deps.connections;
 }
 
 /** `requireRecent` inside a handler, for requests that are key changes only with certain fields. */
-async function assertRecent(c: Ctx, deps: AppDeps): Promise<void> {
+async function assertRecent(c: Ctx, deps: ConnectionRouteDeps): Promise<void> {
   await requireRecent(deps)(c, async () => {});
 }
 
@@ -55,7 +62,7 @@ function hasSecretField(body: Record<string, unknown>): boolean {
  * @example
  * app.route('/ops/api/ai', createConnectionRoutes(deps));
  */
-export function createConnectionRoutes(deps: AppDeps): Hono<AppEnv> {
+export function createConnectionRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
   routes.get('/connections', async (c) => {
@@ -177,7 +184,7 @@ const CALLBACK_SCRIPT = `(() => {
  * @example
  * app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
  */
-export function createOAuthCallbackRoutes(deps: AppDeps): Hono<AppEnv> {
+export function createOAuthCallbackRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
   routes.get('/callback.js', (c) => {

@@ -14,15 +14,14 @@ import { createLocalAgent } from '../../agents/agent-local.js';
 import { createApp } from '../../app.js';
 import { createOperator } from '../../auth/auth-operators.js';
 import { loadConfig } from '../../config.js';
-import { createHalCore, LOCAL_SERVER_ID } from '../../core/hal-core.js';
+import { LOCAL_SERVER_ID } from '../../core/hal-core.js';
 import { openDatabase } from '../../db/database.js';
 import { migrateToLatest } from '../../db/migrate.js';
-import { type AppDeps, createDeps } from '../../deps.js';
+import { createHalRuntime, type HalRuntime } from '../../hal-runtime.js';
 import { createLogger } from '../../logger.js';
-import { createAppVault } from '../../secrets/index.js';
-import { type AiService, createAiService } from '../ai-service.js';
-import { type ConnectionManager, createConnectionService } from '../connections/index.js';
-import type { HalWebAccess } from '../web/hal-web-access.js';
+import type { AiService } from '../ai-service.js';
+import type { ConnectionManager } from '../connections/index.js';
+import type { HalWebAccess, HalWebAccessDeps } from '../web/hal-web-access.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON response bodies loosely.
 type LooseJson = any;
@@ -50,7 +49,7 @@ export function testConnectionBody(
 /** The app over a real SQLite file, a running HAL core, two fakes and the AI service. */
 export interface RoomTestApp {
   app: ReturnType<typeof createApp>;
-  deps: AppDeps;
+  deps: HalRuntime;
   ai: AiService;
   clock: ManualClock;
   dataDir: string;
@@ -76,8 +75,8 @@ export interface RoomTestAppOptions {
   skill?: string;
   /** Extra environment for the config (e.g. `HAL_WEB_ALLOW_PRIVATE: '1'`, the explicit test allowance). */
   env?: Record<string, string>;
-  /** HAL's web access, built from the deps (absent → no linked pages, no `web_fetch`). */
-  web?: (deps: AppDeps) => HalWebAccess;
+  /** HAL's web access, built from the runtime (absent → no linked pages, no `web_fetch`). */
+  web?: (deps: HalWebAccessDeps) => HalWebAccess;
 }
 
 /**
@@ -95,26 +94,6 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
     ...loadConfig({ HAL_DATA_DIR: dataDir, ...options.env }),
     passwordHashing: TEST_SCRYPT_PARAMS,
   };
-  const deps = createDeps({
-    db: database.db,
-    sqlite: database.sqlite,
-    config,
-    clock,
-    logger: createLogger({ level: 'silent' }),
-  });
-  const local = createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir, cpuSampleMs: 10 });
-  deps.core = createHalCore({
-    db: deps.db,
-    sqlite: deps.sqlite,
-    clock: deps.clock,
-    audit: deps.audit,
-    dataDir,
-    agents: { get: (id) => (id === LOCAL_SERVER_ID ? local : undefined) },
-    hostname: 'hal-rooms-host',
-    pollMs: 50,
-    metricsIntervalMs: 0,
-  });
-  await deps.core.start();
   const keys = options.reuse?.keys ?? {
     gpt: randomBytes(24).toString('base64url'),
     claude: randomBytes(24).toString('base64url'),
@@ -126,20 +105,21 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
     options.reuse?.claude ??
     (await createFakeAnthropic({ apiKey: keys.claude, models: [{ id: 'claude-test' }] }));
   // The key file lives in the data folder, so a second HAL on the same folder opens the same vault.
-  const vault = await createAppVault({ db: database.db, config: { dataDir }, env: {} });
-  deps.vault = vault;
-  const connections = createConnectionService(
-    { ...deps, vault },
-    { firstByteTimeoutMs: 20_000, idleTimeoutMs: 20_000 },
-  );
-  deps.connections = connections;
-  const ai = createAiService({
-    deps,
-    connections,
+  const deps = await createHalRuntime(config, {
+    database,
+    clock,
+    logger: createLogger({ level: 'silent' }),
+    env: {},
+    localAgent: createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir, cpuSampleMs: 10 }),
+    remoteAgents: false,
+    core: { hostname: 'hal-rooms-host', pollMs: 50, metricsIntervalMs: 0 },
+    connections: { firstByteTimeoutMs: 20_000, idleTimeoutMs: 20_000 },
     skill: options.skill ?? 'HAL SKILL DOCUMENT (test)',
-    ...(options.web ? { web: options.web(deps) } : {}),
+    ...(options.web ? { web: options.web } : {}),
   });
-  deps.ai = ai;
+  // Only the job runner: the restart tests run the rooms' start-up recovery themselves.
+  await deps.core.start();
+  const { ai, connections } = deps;
   const username = `op${randomBytes(3).toString('hex')}`;
   const { password } = await createOperator({ ...deps, passwordParams: TEST_SCRYPT_PARAMS }, username);
   const app = createApp(deps);
@@ -208,9 +188,7 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
       return { status: response.status, body: text ? JSON.parse(text) : null };
     },
     async close() {
-      await ai.close();
-      await deps.core?.stop(2000);
-      await database.close();
+      await deps.close(2000);
       if (!options.reuse) {
         await gpt.close();
         await claude.close();

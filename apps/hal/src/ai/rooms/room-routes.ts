@@ -2,13 +2,18 @@ import type { PageContext, RoomEventEnvelope } from '@hal-ai/rooms';
 import { SLASH_COMMANDS, toPublicAction } from '@hal-ai/rooms';
 import { HalError, type RoomEvent } from '@hal-ai/spec';
 import { Hono } from 'hono';
-import type { AppDeps } from '../../deps.js';
 import type { AppEnv } from '../../http/env.js';
 import { eventStream, sseFrame } from '../../http/event-stream.js';
 import { readJsonObject } from '../../http/json-body.js';
-import { requireRecent } from '../../http/require-recent.js';
-import { readConfirmation } from '../../http/three-step.js';
+import { type RequireRecentDeps, requireRecent } from '../../http/require-recent.js';
+import { readConfirmation, type ThreeStep } from '../../http/three-step.js';
 import type { AiService } from '../ai-service.js';
+
+/** What the room routes use: the AI rooms, and the three steps and re-authentication window approvals pass. */
+export interface RoomRouteDeps extends RequireRecentDeps {
+  ai: AiService;
+  threeStep: ThreeStep;
+}
 
 /** Longest operator message the panel may send. */
 const MAX_TEXT_LENGTH = 20_000;
@@ -113,8 +118,7 @@ function eventData(event: RoomEvent): string {
   return JSON.stringify(data);
 }
 
-function service(deps: AppDeps): AiService {
-  if (!deps.ai) throw new HalError('not_found', 'AI rooms are not available');
+function service(deps: RoomRouteDeps): AiService {
   return deps.ai;
 }
 
@@ -130,13 +134,12 @@ async function requireRoom(ai: AiService, roomId: string) {
  * from the app's `/ops` middleware; approving adds `requireRecent` (rejecting does not: saying no
  * is always safe), and approving a high-risk
  * proposal adds the three confirmations (`deps.threeStep`) with the impact and identifiers the
- * engine describes. `deps.ai` is read per request, so the service may be attached after the app
- * was built.
+ * engine describes.
  *
  * @example
  * app.route('/ops/api/ai', createRoomRoutes(deps));
  */
-export function createRoomRoutes(deps: AppDeps, options: RoomRoutesOptions = {}): Hono<AppEnv> {
+export function createRoomRoutes(deps: RoomRouteDeps, options: RoomRoutesOptions = {}): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const recent = requireRecent(deps);
   const heartbeatMs = options.heartbeatMs ?? 15_000;

@@ -1,8 +1,7 @@
 import type { Action } from '@hal-ai/spec';
 import type { AuditActor, AuditLog } from '../../audit/types.js';
-import { type HalCore, runningCore } from '../../core/hal-core.js';
-import type { AppDeps } from '../../deps.js';
-import { type HealthReport, readHealth } from '../../routes/health.js';
+import type { HalCore } from '../../core/hal-core.js';
+import { type HealthDeps, type HealthReport, readHealth } from '../../routes/health.js';
 import { loadSkill } from '../skill.js';
 import type { HalWebAccess } from '../web/hal-web-access.js';
 
@@ -36,6 +35,12 @@ export interface HalToolContext {
   web?: HalWebAccess;
 }
 
+/** What {@link createHalToolContext} builds a context from: the core, the audit log and what the health report reads. */
+export interface HalToolContextDeps extends HealthDeps {
+  core: HalCore;
+  audit: Pick<AuditLog, 'list'>;
+}
+
 /** Settings of {@link createHalToolContext}. */
 export interface HalToolContextSettings {
   actor: AuditActor;
@@ -50,14 +55,16 @@ export interface HalToolContextSettings {
  * Builds the full tool context from the app's deps: the core, the audit log, the health report of
  * `/api/health`, and the skill document.
  *
- * @throws HalError `internal_error` when the core is not running.
  * @example
  * const context = createHalToolContext(deps, { actor: `ai:${connection.id}`, actions: store.actions });
  * await executeTool(createHalTools(), 'hal_servers_list', {}, context);
  */
-export function createHalToolContext(deps: AppDeps, settings: HalToolContextSettings): HalToolContext {
+export function createHalToolContext(
+  deps: HalToolContextDeps,
+  settings: HalToolContextSettings,
+): HalToolContext {
   return {
-    core: runningCore(deps),
+    core: deps.core,
     actor: settings.actor,
     actions: settings.actions,
     skill: settings.skill ?? (() => loadSkill()),

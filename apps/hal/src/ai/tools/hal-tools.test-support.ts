@@ -50,13 +50,8 @@ export interface ToolHarness {
 
 /** Builds a {@link ToolHarness}; the core's local agent deploys into the app's temp data folder. */
 export async function createToolHarness(): Promise<ToolHarness> {
-  const t = await createTestApp({
-    core: { hostname: 'hal-tools-host' },
-    build(deps) {
-      deps.jobs = deps.core;
-    },
-  });
-  const core = t.deps.core as HalCore;
+  const t = await createTestApp({ core: { hostname: 'hal-tools-host' } });
+  const core = t.deps.core;
   const session = await t.login();
   const actions = createTestActions();
   const tools = createHalTools();

@@ -13,7 +13,12 @@ export {
   ServerSettingSetArgs,
 } from './hal-high-tools.js';
 export { ActionIdArgs, AuditListArgs, createReadTools } from './hal-read-tools.js';
-export type { HalToolActions, HalToolContext, HalToolContextSettings } from './hal-tool-context.js';
+export type {
+  HalToolActions,
+  HalToolContext,
+  HalToolContextDeps,
+  HalToolContextSettings,
+} from './hal-tool-context.js';
 export { createHalToolContext } from './hal-tool-context.js';
 export {
   ACTION_STATUS_MEANINGS,

@@ -12,9 +12,10 @@ import {
   type WebFetcherSettings,
   type WebPage,
 } from '@hal-ai/web';
-import { runningCore } from '../../core/hal-core.js';
-import type { AppDeps } from '../../deps.js';
-import { readPanelPrefs } from '../panel-routes.js';
+import type { HalConfig } from '../../config.js';
+import type { HalCore } from '../../core/hal-core.js';
+import type { Logger } from '../../logger.js';
+import { type PanelRouteDeps, readPanelPrefs } from '../panel-routes.js';
 
 /** HAL's web access: the linked pages of operator messages and the `web_fetch` tool, over one fetcher. */
 export interface HalWebAccess {
@@ -68,6 +69,13 @@ export function hostIsAllowed(hostname: string, allowed: readonly string[]): boo
   );
 }
 
+/** What HAL's web access uses: the settings it reads, the operators' link preference and the private-address switch. */
+export interface HalWebAccessDeps extends PanelRouteDeps {
+  core: HalCore;
+  config: Pick<HalConfig, 'webAllowPrivate'>;
+  logger: Pick<Logger, 'warn'>;
+}
+
 /**
  * Builds HAL's web access from the app's deps: the fetcher follows `HAL_WEB_ALLOW_PRIVATE` (and says so loudly
  * when it is on), its cache belongs to this host, and the switches are the `web.auto_fetch` setting and the
@@ -77,7 +85,10 @@ export function hostIsAllowed(hostname: string, allowed: readonly string[]): boo
  * const web = createHalWebAccess(deps);
  * const blocks = await web.contextBlocks('what does https://example.com/notes say?', operator.id);
  */
-export function createHalWebAccess(deps: AppDeps, settings: HalWebAccessSettings = {}): HalWebAccess {
+export function createHalWebAccess(
+  deps: HalWebAccessDeps,
+  settings: HalWebAccessSettings = {},
+): HalWebAccess {
   const allowPrivate = deps.config.webAllowPrivate;
   if (allowPrivate && !settings.fetcher) {
     deps.logger.warn(
@@ -93,7 +104,7 @@ export function createHalWebAccess(deps: AppDeps, settings: HalWebAccessSettings
       clock: () => new Date(deps.clock.now()),
       ...settings.fetcherSettings,
     });
-  const setting = (key: string) => runningCore(deps).settings.value(key);
+  const setting = (key: string) => deps.core.settings.value(key);
   // The URL rules the fetcher applies (its ports), so an early refusal never disagrees with the fetch itself.
   const allowedPorts = settings.fetcherSettings?.allowedPorts;
   const urlOptions = allowedPorts ? { allowedPorts } : {};

@@ -1,0 +1,269 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { ToolRegistry } from '@hal-ai/tools';
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Kysely } from 'kysely';
+import { createAgentDirectory, type HalAgents } from './agents/agent-directory.js';
+import { createLocalAgent } from './agents/agent-local.js';
+import { createAgentQueue } from './agents/agent-queue.js';
+import { type AiService, createAiService, type RoomConnections } from './ai/ai-service.js';
+import {
+  type AppVault,
+  type ConnectionManager,
+  type ConnectionServiceOptions,
+  createConnectionService,
+} from './ai/connections/index.js';
+import { createShellService, type ShellService, type ShellServiceSettings } from './ai/shell/index.js';
+import { loadSkill } from './ai/skill.js';
+import { createHalTools, type HalToolContext } from './ai/tools/index.js';
+import type { HalWebAccess, HalWebAccessDeps } from './ai/web/hal-web-access.js';
+import { createAuditLog } from './audit/audit-log.js';
+import type { AuditLog } from './audit/types.js';
+import type { HalConfig } from './config.js';
+import type { NodeAgent } from './core/agent.js';
+import { type Clock, systemClock } from './core/clock.js';
+import { createHalCore, type HalCore, type HalCoreOptions, LOCAL_SERVER_ID } from './core/hal-core.js';
+import { preparePrivateDataDir } from './data-dir.js';
+import { type OpenDatabase, openDatabase } from './db/database.js';
+import { migrateToLatest } from './db/migrate.js';
+import type { Database } from './db/schema.js';
+import { createThreeStep, type ThreeStep } from './http/three-step.js';
+import { createLogger, type Logger } from './logger.js';
+import type { JobsStatusSource } from './routes/health.js';
+import { createAppVault } from './secrets/index.js';
+
+/**
+ * Every service of one HAL, built once by {@link createHalRuntime}. Nothing is optional: a feature
+ * module declares the few of these it uses as its own small `…Deps` interface, and the runtime
+ * satisfies all of them, so a service a module needs but the runtime lacks is a type error.
+ */
+export interface HalRuntime {
+  db: Kysely<Database>;
+  /** The raw better-sqlite3 handle (online backups use `.backup()`; health tests close it). */
+  sqlite: BetterSqlite3.Database;
+  config: HalConfig;
+  clock: Clock;
+  logger: Logger;
+  /** The hash-chained audit log; details are redacted by the vault. */
+  audit: AuditLog;
+  threeStep: ThreeStep;
+  /** Randomness for tokens, ids and passwords. */
+  random: (bytes: number) => Buffer;
+  /** When the runtime was built (epoch ms, by `clock`), for `uptimeS`. */
+  startedAt: number;
+  /** HAL's vault of sealed secrets: AI connection keys, tokens and verifiers live only here. */
+  vault: AppVault;
+  /** The AI connections (`/ops/api/ai/connections…`). */
+  connections: ConnectionManager;
+  /** HAL's core domain (servers, releases, jobs, …): the console routes and the AI tools call it. */
+  core: HalCore;
+  /** What `/api/health` reports as the job runner (the core's runner). */
+  jobs: JobsStatusSource;
+  /** The node agents (built-in local + remote over HTTP); the core finds them here on every call. */
+  agents: HalAgents;
+  /** HAL's tool registry: the rooms and `hal mcp` serve the same one. */
+  tools: ToolRegistry<HalToolContext>;
+  /** The skill document's text every system prompt starts with (`hal_skill` returns it). */
+  skill: string;
+  /** The AI rooms (engine, store, live events). */
+  ai: AiService;
+  /** The login terminal's PTY sessions (`/ops/api/ai/shell…`). */
+  shells: ShellService;
+  /** Starts the core's job runner and metrics, then marks turns a previous shutdown cut as interrupted. */
+  start(): Promise<void>;
+  /** Ends the rooms, stops the core (waiting up to `graceMs` for running jobs) and closes the database. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * What {@link createHalRuntime} may be handed instead of its real defaults: the edges (clock,
+ * randomness, logger, an already open database) and the few choices that differ between `hal
+ * serve`, `hal mcp` and tests.
+ */
+export interface HalRuntimeEdges {
+  /**
+   * An open, migrated database the runtime takes over (and closes). Default: `<dataDir>/hal.db`,
+   * the folder created (or narrowed to) 0700, migrated to the latest schema.
+   */
+  database?: OpenDatabase;
+  clock?: Clock;
+  /** Default: a pino logger whose redaction uses the vault once it is open. */
+  logger?: Logger;
+  random?: (bytes: number) => Buffer;
+  /** Environment the vault reads `HAL_VAULT_PREVIOUS_KEY` from. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+  /** Default: {@link createAppVault} over the database (creates the key file on the first run). */
+  vault?: AppVault;
+  /**
+   * Settings of the core that tests and deployments tune (local server name, poll and metrics intervals).
+   * `secrets` (default: the vault) is where confidential settings are sealed.
+   */
+  core?: Pick<
+    HalCoreOptions,
+    'hostname' | 'pollMs' | 'metricsIntervalMs' | 'concurrency' | 'versionHistoryFiles' | 'secrets'
+  >;
+  /** The built-in agent of this machine. Default: a local agent deploying into `dataDir`. */
+  localAgent?: NodeAgent;
+  /**
+   * Whether remote agents reach HAL over `/agent/api` (default `true`). Without them only the local
+   * server has an agent and the agent routes answer `404`.
+   */
+  remoteAgents?: boolean;
+  /**
+   * Options of the connection service (CLI discovery and its MCP attachment, proxy dispatcher, timeouts, OAuth
+   * fetch), or a function of the database, clock and config that returns them.
+   */
+  connections?: ConnectionServiceOptions | ((services: ConnectionOptionServices) => ConnectionServiceOptions);
+  /** HAL's web access, built from the runtime (linked pages, `web_fetch`). Absent → the rooms read no web. */
+  web?: (services: HalWebAccessDeps) => HalWebAccess;
+  /** What the rooms see as participants. Default: the connection service; `hal mcp` runs no models. */
+  roomConnections?: RoomConnections;
+  /** The skill document every system prompt starts with. Default: {@link loadSkill}. */
+  skill?: string;
+  /** Settings of the login terminal (CLI discovery, spawn, limits). */
+  shells?: ShellServiceSettings;
+}
+
+/** What a function-valued {@link HalRuntimeEdges.connections} receives. */
+export interface ConnectionOptionServices {
+  db: Kysely<Database>;
+  clock: Clock;
+  config: HalConfig;
+}
+
+/**
+ * HAL's composition root: builds every service once, in dependency order, over one database.
+ * `hal serve` (`startServer`), `hal mcp` (`openMcpHost`) and the test harnesses all start here,
+ * so there is one wiring to read. Nothing runs yet: {@link HalRuntime.start} starts the job runner.
+ *
+ * @example
+ * const runtime = await createHalRuntime(loadConfig(process.env));
+ * await runtime.start();
+ * const app = createApp(runtime);
+ * // …
+ * await runtime.close();
+ */
+export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges = {}): Promise<HalRuntime> {
+  // Late-bound: the logger exists before the vault, which then hands over its redactor.
+  let redactSecrets: (value: unknown) => unknown = (value) => value;
+  const logger = edges.logger ?? createLogger({ redact: (value) => redactSecrets(value) });
+  const database = edges.database ?? (await openDataFolderDatabase(config.dataDir, logger));
+  try {
+    const { db, sqlite } = database;
+    // The vault opens first so the audit log can redact every stored secret from its details.
+    const vault =
+      edges.vault ??
+      (await createAppVault({ db, config, logger, ...(edges.env !== undefined ? { env: edges.env } : {}) }));
+    redactSecrets = (value) => vault.redact(value);
+    const clock = edges.clock ?? systemClock;
+    const random = edges.random ?? randomBytes;
+    const audit = createAuditLog({ db, clock, redact: (value) => vault.redact(value) });
+    const threeStep = createThreeStep({ db, clock, random });
+    const connectionOptions =
+      typeof edges.connections === 'function' ? edges.connections({ db, clock, config }) : edges.connections;
+    const connections = createConnectionService(
+      { db, clock, audit, logger, vault, random, config },
+      connectionOptions ?? {},
+    );
+    // The core finds agents through the runtime on every call, so tests may replace the directory.
+    const core = createHalCore({
+      db,
+      sqlite,
+      clock,
+      audit,
+      dataDir: config.dataDir,
+      agents: { get: (serverId) => runtime.agents.get(serverId) },
+      logger,
+      secrets: vault,
+      ...edges.core,
+    });
+    const local =
+      edges.localAgent ?? createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir: config.dataDir });
+    const agents = createAgentDirectory(
+      edges.remoteAgents === false
+        ? { local }
+        : {
+            local,
+            remote: {
+              queue: createAgentQueue(),
+              resolveAgentToken: async (token) => (await core.servers.resolveAgentToken(token)) ?? null,
+            },
+          },
+    );
+    const tools = createHalTools();
+    const skill = edges.skill ?? (await loadSkill());
+    let closing: Promise<void> | undefined;
+    const runtime: HalRuntime = {
+      db,
+      sqlite,
+      config,
+      clock,
+      logger,
+      audit,
+      threeStep,
+      random,
+      startedAt: clock.now(),
+      vault,
+      connections,
+      core,
+      jobs: core,
+      agents,
+      tools,
+      skill,
+      // The login terminal: its sessions end when the dialog closes, on their timers, or when HAL stops.
+      shells: createShellService({ audit, logger, clock, connections }, edges.shells ?? {}),
+      // Set just below: the rooms read the runtime itself, so they see what the others see.
+      ai: undefined as unknown as AiService,
+      async start() {
+        await core.start();
+        await runtime.ai.engine.recoverInterrupted();
+      },
+      close(graceMs) {
+        closing ??= (async () => {
+          try {
+            // Every PTY goes with HAL (their end is audited before the database closes).
+            await Promise.all([runtime.ai.close(), runtime.shells.close()]);
+            await core.stop(graceMs);
+          } finally {
+            await database.close();
+          }
+        })();
+        return closing;
+      },
+    };
+    runtime.ai = createAiService({
+      deps: runtime,
+      connections: edges.roomConnections ?? connections,
+      registry: tools,
+      skill,
+      ...(edges.web ? { web: edges.web(runtime) } : {}),
+    });
+    return runtime;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+/** The database file inside the data folder. */
+export function databasePath(dataDir: string): string {
+  return path.join(dataDir, 'hal.db');
+}
+
+async function openDataFolderDatabase(dataDir: string, logger: Logger): Promise<OpenDatabase> {
+  const { widenedMode } = preparePrivateDataDir(dataDir);
+  if (widenedMode !== null) {
+    logger.warn(
+      { dataDir, mode: widenedMode },
+      `the data folder was ${widenedMode} (readable by others); it is now 0700`,
+    );
+  }
+  const database = openDatabase(databasePath(dataDir));
+  try {
+    await migrateToLatest(database.db);
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
