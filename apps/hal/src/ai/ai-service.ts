@@ -291,6 +291,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
   });
 
   const shutdown = new AbortController();
+  let closed: Promise<void> | undefined;
   // Every open event stream listens for the shutdown: many listeners are expected here, not a leak.
   setMaxListeners(0, shutdown.signal);
   return {
@@ -304,15 +305,20 @@ export function createAiService(settings: AiServiceSettings): AiService {
     async pendingTurns(roomId) {
       return (await store.listTurns({ status: 'running', roomId })).length;
     },
-    async close() {
-      shutdown.abort();
-      unsubscribe();
-      // A shutdown must not wait for a stalled provider: running turns end as cancelled.
-      for (const connection of await connections.list().catch(() => [])) engine.cancelTurnsOf(connection.id);
-      await engine.idle();
-      await syncing;
-      await shared?.close();
-      await settings.web?.close();
+    close() {
+      // The server closes the rooms first (to end open SSE streams), then the runtime closes everything:
+      // the second call waits for the first instead of closing the event hub and web client twice.
+      closed ??= (async () => {
+        shutdown.abort();
+        unsubscribe();
+        // A shutdown must not wait for a stalled provider: running turns end as cancelled.
+        for (const connection of await connections.list().catch(() => [])) engine.cancelTurnsOf(connection.id);
+        await engine.idle();
+        await syncing;
+        await shared?.close();
+        await settings.web?.close();
+      })();
+      return closed;
     },
   };
 }
