@@ -312,7 +312,8 @@ export function createAiService(settings: AiServiceSettings): AiService {
         shutdown.abort();
         unsubscribe();
         // A shutdown must not wait for a stalled provider: running turns end as cancelled.
-        for (const connection of await connections.list().catch(() => [])) engine.cancelTurnsOf(connection.id);
+        for (const connection of await connections.list().catch(() => []))
+          engine.cancelTurnsOf(connection.id);
         await engine.idle();
         await syncing;
         await shared?.close();
