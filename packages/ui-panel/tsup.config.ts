@@ -5,7 +5,7 @@ import { defineConfig } from 'tsup';
 export default defineConfig([
   {
     // The library: pure renderers and the mount functions, for bundlers.
-    entry: ['src/index.ts'],
+    entry: { index: 'src/index.ts', 'i18n/index': 'src/i18n/index.ts' },
     format: ['esm'],
     dts: true,
     clean: false,
