@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { HalError } from '@hal-ai/spec';
 import { Hono } from 'hono';
 import type { Kysely } from 'kysely';
@@ -40,13 +42,19 @@ const ASSETS = {
 
 /** Settings of {@link createPanelRoutes}. */
 export interface PanelRouteSettings {
-  /** The folder holding `panel.js` and `panel.css` (default: `dist/browser` of `@hal-ai/ui-panel`). */
+  /** The folder holding `panel.js` and `panel.css` (default: {@link defaultPanelAssetsDir}). */
   assetsDir?: string;
 }
 
-/** Where the built browser bundle of `@hal-ai/ui-panel` lies (resolved through its package.json). */
-export function defaultPanelAssetsDir(): string {
-  const require = createRequire(import.meta.url);
+/**
+ * Where the AI panel's browser bundle lies: in the built HAL it was copied to `dist/assets` beside the running
+ * bundle (so an installed package needs no `@hal-ai/ui-panel` build beside it); from the sources it is `dist/browser`
+ * of `@hal-ai/ui-panel` (resolved through its package.json).
+ */
+export function defaultPanelAssetsDir(moduleUrl: string = import.meta.url): string {
+  const bundled = fileURLToPath(new URL('./assets/', moduleUrl));
+  if (existsSync(path.join(bundled, 'panel.js'))) return bundled;
+  const require = createRequire(moduleUrl);
   return path.join(path.dirname(require.resolve('@hal-ai/ui-panel/package.json')), 'dist', 'browser');
 }
 

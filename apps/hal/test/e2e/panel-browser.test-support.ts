@@ -70,13 +70,18 @@ export interface RunningHal {
   stop(): Promise<void>;
 }
 
-/** Starts the built `hal serve` on port 0 with a fresh data folder; resolves once it listens. */
+/**
+ * Starts the built `hal serve` on port 0 with a fresh data folder; resolves once it listens. `cwd` is the
+ * working folder (default: this process's).
+ */
 export function startHal(
   cli: string,
   dataDir: string,
   env: Record<string, string> = {},
+  options: { cwd?: string } = {},
 ): Promise<RunningHal> {
   const child = spawn(process.execPath, [cli, 'serve'], {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: {
       PATH: process.env.PATH,
       HOME: dataDir,
