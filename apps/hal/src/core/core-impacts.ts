@@ -5,10 +5,9 @@ import type { Release } from './core-releases.js';
 import type { Server } from './core-servers.js';
 
 /*
- * What a high-risk action asks `threeStep` to confirm: the console API (`routes/hal.ts`), the console pages
- * (`pages/pages-operations.tsx`) and the AI tools (`ai/tools/hal-high-tools.ts`) must describe the same
- * action with the same impact, so they all build it here. The builders are pure: each caller loads the
- * records itself, because the callers differ in which early refusals they make before describing.
+ * What a high-risk action asks `threeStep` to confirm. The builders are pure; the operation definitions
+ * (`operations/operation-*.ts`) load the records, make the early refusals and call them, and the console API,
+ * the console pages and the AI tools all take the description from there.
  */
 
 /** A high-risk action as `threeStep` sees it: what, on which target, its impact, the identifiers to retype. */
@@ -20,8 +19,8 @@ export interface HighActionDescription {
 }
 
 type ServerRef = Pick<Server, 'id' | 'name' | 'state'>;
-type NamedServer = Pick<Server, 'id' | 'name'>;
 type DeploymentRef = Pick<Deployment, 'module' | 'actualVersion' | 'previousVersion'>;
+type DesiredRef = Pick<Deployment, 'module' | 'actualVersion' | 'desiredVersion'> & { serverId?: string };
 
 const ALL_SERVERS = 'all servers';
 
@@ -142,8 +141,22 @@ export function describeRollback(
   };
 }
 
-/** `deploy.reconcile`: one server (or every active one, `null`) is brought to its desired versions. */
-export function describeReconcile(server: NamedServer | null): HighActionDescription {
+/**
+ * `deploy.reconcile`: one server (or every active one, `null`) is brought to its desired versions;
+ * `deployments` are that server's (or every server's) deployments, of which the differing ones are listed.
+ */
+export function describeReconcile(
+  server: ServerRef | null,
+  deployments: readonly DesiredRef[],
+): HighActionDescription {
+  const differences = deployments
+    .filter((d) => d.desiredVersion !== d.actualVersion)
+    .map((d) => ({
+      ...(server ? {} : { serverId: d.serverId }),
+      module: d.module,
+      from: d.actualVersion,
+      to: d.desiredVersion,
+    }));
   return {
     action: 'deploy.reconcile',
     target: server ? `server:${server.id}` : 'servers:all',
@@ -151,7 +164,8 @@ export function describeReconcile(server: NamedServer | null): HighActionDescrip
       summary: server
         ? `Bring ${server.name} to its desired versions (deploys or rolls back modules that differ)`
         : 'Bring every active server to its desired versions (deploys or rolls back modules that differ)',
-      server: server ? { id: server.id, name: server.name } : 'all active servers',
+      server: server ? serverSummary(server) : 'all active servers',
+      differences,
     },
     identifiers: [server ? server.name : ALL_SERVERS],
   };
@@ -173,7 +187,7 @@ export function revertableDeploy(job: Pick<Job, 'id' | 'type' | 'state' | 'args'
 }
 
 /** `job.revert`: a rollback job undoes a succeeded deploy. */
-export function describeJobRevert(job: Job, server: NamedServer): HighActionDescription {
+export function describeJobRevert(job: Job, server: ServerRef): HighActionDescription {
   const { module, version } = revertableDeploy(job);
   return {
     action: 'job.revert',
@@ -181,38 +195,54 @@ export function describeJobRevert(job: Job, server: NamedServer): HighActionDesc
     impact: {
       summary: `Revert deploy ${module}@${version} on ${server.name}: a rollback job to its previous version`,
       job: { id: job.id, type: job.type, finishedAt: job.finishedAt },
-      server: { id: server.id, name: server.name },
+      server: serverSummary(server),
+      change: { module, from: version, to: 'the previous version' },
     },
     identifiers: [server.name, `${module}@${version}`],
   };
 }
 
-/** `settings.set`: one key, globally or on one server; `before` is its current effective value, if any. */
+/**
+ * `settings.set`: one key, globally (`server: null`) or on one server; `before` is its current effective value
+ * (and where that value comes from), if any.
+ */
 export function describeSettingsSet(
-  args: { key: string; value: unknown; serverId?: string | undefined },
-  before: { value: unknown } | undefined,
+  args: { key: string; value: unknown },
+  server: ServerRef | null,
+  before: { value: unknown; source?: string } | undefined,
 ): HighActionDescription {
   return {
     action: 'settings.set',
-    target: args.serverId ? `server:${args.serverId}` : 'settings:global',
+    target: server ? `server:${server.id}` : 'settings:global',
     impact: {
-      summary: `Set ${args.key}${args.serverId ? ` on server ${args.serverId}` : ' (global)'}`,
-      change: { key: args.key, from: before?.value ?? null, to: args.value },
+      summary: `Set ${args.key}${server ? ` on server ${server.name}` : ' (global)'}`,
+      ...(server ? { server: serverSummary(server) } : {}),
+      change: {
+        key: args.key,
+        from: before?.value ?? null,
+        fromSource: before?.source ?? null,
+        to: args.value,
+        ...(args.value === null ? { note: 'null removes the stored value: the key falls back' } : {}),
+      },
     },
     identifiers: [args.key],
   };
 }
 
-/** `settings.apply`: one server's (or, `null`, HAL's and every active server's) effective settings. */
-export function describeSettingsApply(server: NamedServer | null): HighActionDescription {
+/**
+ * `settings.apply`: one server's (or, `null`, HAL's and every active server's) effective settings; `values` are
+ * that server's non-confidential effective values (never a confidential one, not even as a hint).
+ */
+export function describeSettingsApply(
+  server: ServerRef | null,
+  values: Record<string, unknown>,
+): HighActionDescription {
   return {
     action: 'settings.apply',
     target: server ? `server:${server.id}` : 'servers:all',
-    impact: {
-      summary: server
-        ? `Apply the effective settings to ${server.name}`
-        : 'Apply settings to HAL and every active server',
-    },
+    impact: server
+      ? { summary: `Apply the effective settings to ${server.name}`, server: serverSummary(server), values }
+      : { summary: 'Apply settings to HAL and every active server', server: 'all active servers' },
     identifiers: [server ? server.name : ALL_SERVERS],
   };
 }

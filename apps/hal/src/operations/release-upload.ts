@@ -5,13 +5,15 @@ import { ReleaseUploadFields } from '../core/core-schemas.js';
 import { type Actor, parseInput } from '../core/core-support.js';
 import type { HalCore } from '../core/hal-core.js';
 import { readMultipartStream } from '../http/multipart-stream.js';
+import { refuseKnownRelease, releaseRegister } from './operation-releases.js';
 
 /** The multipart field that carries the artifact (SPEC §14 "Releases"). */
 export const ARTIFACT_FIELD = 'artifact';
 
 /** Settings of {@link receiveReleaseUpload}. */
 export interface ReleaseUploadSettings {
-  releases: Pick<HalCore['releases'], 'check' | 'register'>;
+  /** The core the `release.register` operation acts through. */
+  core: HalCore;
   /** HAL's data folder: the upload is written to `<dataDir>/uploads/`, beside `artifacts/`, so the move is a rename. */
   dataDir: string;
   /** `HAL_UPLOAD_LIMIT_BYTES`: the largest artifact. */
@@ -32,7 +34,8 @@ function pickUploadFields(fields: Record<string, string>) {
 }
 
 /**
- * The one path a release upload takes, for the JSON route and the console form alike: the multipart body is
+ * The one path a release upload takes, for the JSON route and the console form alike — the upload face of the
+ * `release.register` operation (its early refusal and its core call): the multipart body is
  * streamed to `<dataDir>/uploads/` with its SHA-256 computed on the way (never held in memory); when the
  * fields come before the file (the console form's order) they are validated and a known `module@version` is
  * refused (`409 release_exists`) before the file is written; then the core registers it (`400
@@ -40,7 +43,7 @@ function pickUploadFields(fields: Record<string, string>) {
  * temporary file is removed: a cut upload leaves neither a release row nor a file.
  *
  * @example
- * const { release } = await receiveReleaseUpload(c.req.raw, actor, { releases: core.releases, dataDir, maxBytes });
+ * const { release } = await receiveReleaseUpload(c.req.raw, actor, { core, dataDir, maxBytes });
  */
 export async function receiveReleaseUpload(request: Request, actor: Actor, settings: ReleaseUploadSettings) {
   const { fields, file } = await readMultipartStream(request, {
@@ -52,7 +55,7 @@ export async function receiveReleaseUpload(request: Request, actor: Actor, setti
       const claimed = pickUploadFields(early);
       if (Object.keys(claimed).length === 3) {
         const args = parseInput(ReleaseUploadFields, claimed);
-        await settings.releases.check(args);
+        await refuseKnownRelease(settings.core, args);
       }
     },
   });
@@ -63,11 +66,10 @@ export async function receiveReleaseUpload(request: Request, actor: Actor, setti
         details: { issues: [{ path: ARTIFACT_FIELD, message: 'a .tar.gz file is required' }] },
       });
     }
-    return await settings.releases.register(
-      actor,
-      { ...args, artifact: file.path },
-      { sha256: file.sha256, size: file.size },
-    );
+    return await releaseRegister.execute(settings.core, actor, {
+      ...args,
+      artifact: { path: file.path, sha256: file.sha256, size: file.size },
+    });
   } finally {
     if (file !== null) await fs.rm(file.path, { force: true });
   }

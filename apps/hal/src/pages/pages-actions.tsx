@@ -52,7 +52,8 @@ export interface FormInput {
  * core and answers where the browser goes next.
  */
 export interface PageAction<A> {
-  title: string;
+  /** The page title (a function of the request where the path names the action, e.g. `/jobs/:id/:action`). */
+  title: string | ((c: Ctx) => string);
   section: Section;
   parse(input: FormInput, c: Ctx): Promise<A>;
   describe?(args: A, c: Ctx): Promise<HighActionDescription>;
@@ -371,7 +372,8 @@ function ExecuteStep(props: StepProps & { typed: string[] }) {
 export function pageAction<A>(deps: PageDeps, definition: PageAction<A>) {
   return async function handle(c: Ctx) {
     const path = c.req.path;
-    const frame = { title: definition.title, section: definition.section };
+    const title = typeof definition.title === 'string' ? definition.title : definition.title(c);
+    const frame = { title, section: definition.section };
     const fail = (error: unknown, extra?: Child) => {
       const failure = publicError(error);
       return renderPage(
