@@ -1,3 +1,10 @@
 import { defineHalVitestConfig } from '../../vitest.shared';
 
-export default defineHalVitestConfig();
+// Vitest hands the resolve conditions to its worker processes as `--conditions`; with `import` among them a CommonJS
+// package that `require`s a dual package (`pg` → `pg-pool`) is given the ESM build. HAL's own conditions minus it.
+const conditions = ['@hal-ai/source', 'module', 'node', 'default'];
+
+export default defineHalVitestConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ['@hal-ai/source'] } },
+});

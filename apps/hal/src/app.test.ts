@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { HalError } from '@hal-ai/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/foundation.test-support.js';
+import { requireSqlite } from './db/database.js';
 import { CONTENT_SECURITY_POLICY } from './http/security-headers.js';
 
 let t: TestApp;
@@ -146,7 +147,7 @@ describe('GET /api/health', () => {
 
   it("reports db: 'error' with 503 when the database is gone", async () => {
     t = await createTestApp();
-    t.deps.sqlite.close();
+    requireSqlite(t.deps.database).close();
     const response = await t.request('/api/health');
     expect(response.status).toBe(503);
     expect((await response.json()).db).toBe('error');

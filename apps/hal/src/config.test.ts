@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, loadConfig } from './config.js';
@@ -12,6 +13,7 @@ describe('loadConfig', () => {
       reauthWindowS: 600,
       providerFirstByteTimeoutMs: 60_000,
       providerIdleTimeoutMs: 60_000,
+      databaseUrl: undefined,
       vaultKey: undefined,
       trustProxy: false,
       bodyLimitBytes: DEFAULT_CONFIG.bodyLimitBytes,
@@ -28,6 +30,7 @@ describe('loadConfig', () => {
       HAL_PROVIDER_IDLE_TIMEOUT_MS: '2000',
       HAL_VAULT_KEY: 'k',
       HAL_TRUST_PROXY: '1',
+      HAL_DATABASE_URL: 'postgres://hal@127.0.0.1:5432/hal',
     });
     expect(config).toMatchObject({
       dataDir: '/tmp/hal-x',
@@ -38,6 +41,7 @@ describe('loadConfig', () => {
       providerIdleTimeoutMs: 2000,
       vaultKey: 'k',
       trustProxy: true,
+      databaseUrl: 'postgres://hal@127.0.0.1:5432/hal',
     });
   });
 
@@ -50,7 +54,15 @@ describe('loadConfig', () => {
     ['HAL_PROVIDER_IDLE_TIMEOUT_MS', '1.5'],
     ['HAL_TRUST_PROXY', 'yes'],
     ['HAL_HOST', 'http://x'],
+    ['HAL_DATABASE_URL', 'mysql://hal@127.0.0.1/hal'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('never echoes a refused HAL_DATABASE_URL (it may carry a password)', () => {
+    const password = randomBytes(12).toString('hex');
+    expect(() => loadConfig({ HAL_DATABASE_URL: `mysql://hal:${password}@127.0.0.1/hal` })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining(password) }),
+    );
   });
 });

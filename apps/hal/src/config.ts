@@ -20,6 +20,11 @@ export interface HalConfig {
   providerFirstByteTimeoutMs: number;
   /** Provider streams fail when they stay silent longer than this. */
   providerIdleTimeoutMs: number;
+  /**
+   * `HAL_DATABASE_URL=postgres://…`: every store uses this PostgreSQL database (several instances, SPEC §15); unset →
+   * SQLite at `<dataDir>/hal.db`. It may carry a password: never log or return it.
+   */
+  databaseUrl: string | undefined;
   /** The vault key from `HAL_VAULT_KEY`, if set (else the vault uses a key file in `dataDir`). */
   vaultKey: string | undefined;
   /** Trust `X-Forwarded-Proto` / `X-Forwarded-For` from a reverse proxy (`HAL_TRUST_PROXY=1`). */
@@ -45,6 +50,7 @@ export const DEFAULT_CONFIG: Readonly<HalConfig> = Object.freeze({
   reauthWindowS: 600,
   providerFirstByteTimeoutMs: 60_000,
   providerIdleTimeoutMs: 60_000,
+  databaseUrl: undefined,
   vaultKey: undefined,
   trustProxy: false,
   webAllowPrivate: false,
@@ -99,6 +105,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HalConfig {
     });
   }
   const vaultKey = env.HAL_VAULT_KEY?.trim() || undefined;
+  const databaseUrl = env.HAL_DATABASE_URL?.trim() || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//i.test(databaseUrl)) {
+    // The value may hold a password: name the variable, never echo it.
+    throw new HalError('validation_failed', 'HAL_DATABASE_URL must be a postgres:// (or postgresql://) URL', {
+      details: { variable: 'HAL_DATABASE_URL' },
+    });
+  }
   return {
     dataDir: path.resolve(env.HAL_DATA_DIR?.trim() || DEFAULT_CONFIG.dataDir),
     host,
@@ -118,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HalConfig {
       1,
       3_600_000,
     ),
+    databaseUrl,
     vaultKey,
     trustProxy: readFlag(env, 'HAL_TRUST_PROXY'),
     webAllowPrivate: readFlag(env, 'HAL_WEB_ALLOW_PRIVATE'),

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { ToolRegistry } from '@hal-ai/tools';
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import { createAgentDirectory, type HalAgents } from './agents/agent-directory.js';
 import { createLocalAgent } from './agents/agent-local.js';
@@ -25,6 +24,8 @@ import { type Clock, systemClock } from './core/clock.js';
 import { createHalCore, type HalCore, type HalCoreOptions, LOCAL_SERVER_ID } from './core/hal-core.js';
 import { preparePrivateDataDir } from './data-dir.js';
 import { type OpenDatabase, openDatabase } from './db/database.js';
+import { createDatabaseBackup } from './db/database-backup.js';
+import { openPostgresDatabase } from './db/database-postgres.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { Database } from './db/schema.js';
 import { createThreeStep, type ThreeStep } from './http/three-step.js';
@@ -39,8 +40,8 @@ import { createAppVault } from './secrets/index.js';
  */
 export interface HalRuntime {
   db: Kysely<Database>;
-  /** The raw better-sqlite3 handle (online backups use `.backup()`; health tests close it). */
-  sqlite: BetterSqlite3.Database;
+  /** The open database behind `db`: SQLite (its raw handle: online backups, health tests) or PostgreSQL. */
+  database: OpenDatabase;
   config: HalConfig;
   clock: Clock;
   logger: Logger;
@@ -82,8 +83,8 @@ export interface HalRuntime {
  */
 export interface HalRuntimeEdges {
   /**
-   * An open, migrated database the runtime takes over (and closes). Default: `<dataDir>/hal.db`,
-   * the folder created (or narrowed to) 0700, migrated to the latest schema.
+   * An open, migrated database the runtime takes over (and closes). Default: PostgreSQL at `config.databaseUrl`
+   * when set, else `<dataDir>/hal.db`; the folder created (or narrowed to) 0700, migrated to the latest schema.
    */
   database?: OpenDatabase;
   clock?: Clock;
@@ -147,9 +148,9 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
   // Late-bound: the logger exists before the vault, which then hands over its redactor.
   let redactSecrets: (value: unknown) => unknown = (value) => value;
   const logger = edges.logger ?? createLogger({ redact: (value) => redactSecrets(value) });
-  const database = edges.database ?? (await openDataFolderDatabase(config.dataDir, logger));
+  const database = edges.database ?? (await openConfiguredDatabase(config, logger));
   try {
-    const { db, sqlite } = database;
+    const { db } = database;
     // The vault opens first so the audit log can redact every stored secret from its details.
     const vault =
       edges.vault ??
@@ -168,7 +169,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
     // The core finds agents through the runtime on every call, so tests may replace the directory.
     const core = createHalCore({
       db,
-      sqlite,
+      backup: createDatabaseBackup(database),
       clock,
       audit,
       dataDir: config.dataDir,
@@ -195,7 +196,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
     let closing: Promise<void> | undefined;
     const runtime: HalRuntime = {
       db,
-      sqlite,
+      database,
       config,
       clock,
       logger,
@@ -250,7 +251,9 @@ export function databasePath(dataDir: string): string {
   return path.join(dataDir, 'hal.db');
 }
 
-async function openDataFolderDatabase(dataDir: string, logger: Logger): Promise<OpenDatabase> {
+async function openConfiguredDatabase(config: HalConfig, logger: Logger): Promise<OpenDatabase> {
+  const { dataDir } = config;
+  // The data folder is used on PostgreSQL too: release artifacts, DR snapshots and the vault key file live there.
   const { widenedMode } = preparePrivateDataDir(dataDir);
   if (widenedMode !== null) {
     logger.warn(
@@ -258,7 +261,10 @@ async function openDataFolderDatabase(dataDir: string, logger: Logger): Promise<
       `the data folder was ${widenedMode} (readable by others); it is now 0700`,
     );
   }
-  const database = openDatabase(databasePath(dataDir));
+  const database =
+    config.databaseUrl === undefined
+      ? openDatabase(databasePath(dataDir))
+      : openPostgresDatabase(config.databaseUrl);
   try {
     await migrateToLatest(database.db);
     return database;

@@ -1,37 +1,37 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createManualClock } from '../../test/foundation.test-support.js';
-import { type OpenDatabase, openDatabase } from '../db/database.js';
-import { migrateToLatest } from '../db/migrate.js';
+import type { OpenDatabase } from '../db/database.js';
+import { describeEachDialect } from '../db/database-dialects.test-support.js';
 import { AUDIT_GENESIS_HASH, computeAuditHash, createAuditLog, verifyAuditChain } from './audit-log.js';
 import type { AuditLog } from './types.js';
 
-let database: OpenDatabase;
-let audit: AuditLog;
-const clock = createManualClock();
+describeEachDialect('audit log', (dialect) => {
+  let database: OpenDatabase;
+  let audit: AuditLog;
+  const clock = createManualClock();
 
-beforeEach(async () => {
-  database = openDatabase(':memory:');
-  await migrateToLatest(database.db);
-  audit = createAuditLog({ db: database.db, clock });
-});
-afterEach(async () => {
-  await database.close();
-});
+  beforeEach(async () => {
+    database = await dialect.open();
+    audit = createAuditLog({ db: database.db, clock });
+  });
+  afterEach(async () => {
+    await database.close();
+  });
 
-async function appendFive() {
-  for (let i = 1; i <= 5; i += 1) {
-    clock.advance(1000);
-    await audit.append({
-      actor: 'operator:o1',
-      action: 'server.approve',
-      target: `server:s${i}`,
-      details: { n: i },
-    });
+  async function appendFive() {
+    for (let i = 1; i <= 5; i += 1) {
+      clock.advance(1000);
+      await audit.append({
+        actor: 'operator:o1',
+        action: 'server.approve',
+        target: `server:s${i}`,
+        details: { n: i },
+      });
+    }
   }
-}
 
-describe('audit log', () => {
   it('chains every entry to the previous one from 64 zeros, and verifies', async () => {
     await appendFive();
     const { entries } = await audit.list();
@@ -72,13 +72,15 @@ describe('audit log', () => {
 
   it('detects an altered row and names it', async () => {
     await appendFive();
-    database.sqlite.prepare('UPDATE audit SET details = \'{"n":99}\' WHERE id = 3').run();
+    await sql`UPDATE audit SET details = '{"n":99}' WHERE id = 3`.execute(database.db);
     expect(await verifyAuditChain(database.db)).toEqual({ ok: false, brokenAt: 3, reason: 'hash_mismatch' });
   });
 
   it('detects an altered row whose own hash was recomputed (the next row no longer links)', async () => {
     await appendFive();
-    const row = database.sqlite.prepare('SELECT * FROM audit WHERE id = 2').get() as Record<string, string>;
+    const row =
+      (await sql<Record<string, string>>`SELECT * FROM audit WHERE id = 2`.execute(database.db)).rows[0] ??
+      {};
     const forged = {
       at: row.at ?? '',
       actor: 'operator:intruder',
@@ -87,7 +89,7 @@ describe('audit log', () => {
       details: { n: 2 },
     };
     const hash = computeAuditHash(row.prev_hash ?? '', forged);
-    database.sqlite.prepare("UPDATE audit SET actor = 'operator:intruder', hash = ? WHERE id = 2").run(hash);
+    await sql`UPDATE audit SET actor = 'operator:intruder', hash = ${hash} WHERE id = 2`.execute(database.db);
     expect(await verifyAuditChain(database.db)).toEqual({
       ok: false,
       brokenAt: 3,
@@ -97,7 +99,11 @@ describe('audit log', () => {
 
   it('detects an inserted row', async () => {
     await appendFive();
-    const third = database.sqlite.prepare('SELECT hash FROM audit WHERE id = 3').get() as { hash: string };
+    const third = await database.db
+      .selectFrom('audit')
+      .select('hash')
+      .where('id', '=', 3)
+      .executeTakeFirstOrThrow();
     const forged = {
       at: new Date(clock.now()).toISOString(),
       actor: 'system',
@@ -106,19 +112,19 @@ describe('audit log', () => {
       details: null,
     };
     // A row appended with a stale prev_hash, as if slipped in after entry 3.
-    database.sqlite
-      .prepare(
-        'INSERT INTO audit (at, actor, action, target, details, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
-        forged.at,
-        forged.actor,
-        forged.action,
-        null,
-        null,
-        third.hash,
-        computeAuditHash(third.hash, forged),
-      );
+    await database.db
+      .insertInto('audit')
+      .values({
+        id: 6,
+        at: forged.at,
+        actor: forged.actor,
+        action: forged.action,
+        target: null,
+        details: null,
+        prev_hash: third.hash,
+        hash: computeAuditHash(third.hash, forged),
+      })
+      .execute();
     expect(await verifyAuditChain(database.db)).toEqual({
       ok: false,
       brokenAt: 6,
@@ -128,9 +134,9 @@ describe('audit log', () => {
 
   it('detects a row deleted from the middle and from the end', async () => {
     await appendFive();
-    database.sqlite.prepare('DELETE FROM audit WHERE id = 5').run();
+    await sql`DELETE FROM audit WHERE id = 5`.execute(database.db);
     expect(await verifyAuditChain(database.db)).toEqual({ ok: false, brokenAt: 5, reason: 'missing_rows' });
-    database.sqlite.prepare('DELETE FROM audit WHERE id = 2').run();
+    await sql`DELETE FROM audit WHERE id = 2`.execute(database.db);
     expect(await verifyAuditChain(database.db)).toEqual({ ok: false, brokenAt: 3, reason: 'missing_rows' });
   });
 
@@ -147,7 +153,7 @@ describe('audit log', () => {
       details: { apiKey: secret },
     });
     expect(entry.details).toEqual({ apiKey: '[redacted]' });
-    const stored = database.sqlite.prepare('SELECT details FROM audit').all();
+    const stored = await database.db.selectFrom('audit').select('details').execute();
     expect(JSON.stringify(stored)).not.toContain(secret);
     expect(await verifyAuditChain(database.db)).toEqual({ ok: true, count: 1 });
   });

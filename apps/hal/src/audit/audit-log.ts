@@ -1,5 +1,6 @@
 import { canonicalJson } from '@hal-ai/tools';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { isPostgres } from '../db/database-dialect.js';
 import type { Database } from '../db/schema.js';
 import { sha256Hex } from '../platform/platform-hash.js';
 import type { AuditEntry, AuditInput, AuditLog } from './types.js';
@@ -54,7 +55,26 @@ function toEntry(row: AuditRow): AuditEntry {
   };
 }
 
-async function appendIn(
+function hashedEntry(
+  id: number,
+  prevHash: string,
+  input: AuditInput,
+  at: string,
+  details: string | null,
+): AuditEntry {
+  const parsedDetails = details === null ? null : JSON.parse(details);
+  const target = input.target ?? null;
+  const hash = computeAuditHash(prevHash, {
+    at,
+    actor: input.actor,
+    action: input.action,
+    target,
+    details: parsedDetails,
+  });
+  return { id, at, actor: input.actor, action: input.action, target, details: parsedDetails, prevHash, hash };
+}
+
+async function appendInSqlite(
   trx: Transaction<Database> | Kysely<Database>,
   input: AuditInput,
   at: string,
@@ -82,27 +102,51 @@ async function appendIn(
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  const prevHash = previous?.hash ?? AUDIT_GENESIS_HASH;
-  const parsedDetails = details === null ? null : JSON.parse(details);
-  const target = input.target ?? null;
-  const hash = computeAuditHash(prevHash, {
-    at,
-    actor: input.actor,
-    action: input.action,
-    target,
-    details: parsedDetails,
-  });
-  await trx.updateTable('audit').set({ prev_hash: prevHash, hash }).where('id', '=', inserted.id).execute();
-  return {
-    id: inserted.id,
-    at,
-    actor: input.actor,
-    action: input.action,
-    target,
-    details: parsedDetails,
-    prevHash,
-    hash,
-  };
+  const entry = hashedEntry(inserted.id, previous?.hash ?? AUDIT_GENESIS_HASH, input, at, details);
+  await trx
+    .updateTable('audit')
+    .set({ prev_hash: entry.prevHash, hash: entry.hash })
+    .where('id', '=', inserted.id)
+    .execute();
+  return entry;
+}
+
+async function appendInPostgres(
+  trx: Transaction<Database> | Kysely<Database>,
+  input: AuditInput,
+  at: string,
+  details: string | null,
+): Promise<AuditEntry> {
+  // PostgreSQL has no database-wide write lock: locking the one `audit_head` row serialises appends (across
+  // instances too) until this transaction ends, and its `last_id` gives the next id with no gap even when an
+  // appending transaction rolls back (a sequence would skip the value).
+  const head = await sql<{ last_id: number }>`SELECT last_id FROM audit_head WHERE one FOR UPDATE`.execute(
+    trx,
+  );
+  const id = Number(head.rows[0]?.last_id ?? 0) + 1;
+  const previous = await trx
+    .selectFrom('audit')
+    .select('hash')
+    .where('id', '<', id)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  const entry = hashedEntry(id, previous?.hash ?? AUDIT_GENESIS_HASH, input, at, details);
+  await trx
+    .insertInto('audit')
+    .values({
+      id,
+      at,
+      actor: entry.actor,
+      action: entry.action,
+      target: entry.target,
+      details,
+      prev_hash: entry.prevHash,
+      hash: entry.hash,
+    })
+    .execute();
+  await sql`UPDATE audit_head SET last_id = ${id} WHERE one`.execute(trx);
+  return entry;
 }
 
 function escapeLike(text: string): string {
@@ -119,6 +163,7 @@ function escapeLike(text: string): string {
 export function createAuditLog(settings: AuditLogSettings): AuditLog {
   const { db, clock } = settings;
   const redact = settings.redact ?? ((value: unknown) => value);
+  const appendIn = isPostgres(db) ? appendInPostgres : appendInSqlite;
   return {
     async append(input, trx) {
       const at = new Date(clock.now()).toISOString();
@@ -162,7 +207,8 @@ export type AuditVerification =
 /**
  * Walks the chain from the first entry and recomputes every hash. An altered row fails its own
  * hash; an inserted or deleted row breaks the next row's `prev_hash` or leaves a gap in the ids;
- * rows deleted from the end are caught through SQLite's AUTOINCREMENT high-water mark.
+ * rows deleted from the end are caught through the high-water mark of the ids ever written (SQLite's AUTOINCREMENT
+ * `sqlite_sequence`; on PostgreSQL the `audit_head` row appends keep).
  */
 export async function verifyAuditChain(db: Kysely<Database>): Promise<AuditVerification> {
   let expectedPrev = AUDIT_GENESIS_HASH;
@@ -195,9 +241,9 @@ export async function verifyAuditChain(db: Kysely<Database>): Promise<AuditVerif
     }
     if (rows.length < pageSize) break;
   }
-  const sequence = await sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'audit'`.execute(
-    db,
-  );
+  const sequence = isPostgres(db)
+    ? await sql<{ seq: number }>`SELECT last_id AS seq FROM audit_head`.execute(db)
+    : await sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = 'audit'`.execute(db);
   const highWater = Number(sequence.rows[0]?.seq ?? 0);
   if (highWater > lastId) return { ok: false, brokenAt: lastId + 1, reason: 'missing_rows' };
   return { ok: true, count };

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
+import { type DatabaseBackup, verifySqliteSnapshot } from '../db/database-backup.js';
 import type { DrSnapshotsTable } from '../db/tables/core.js';
 import { hashFile } from './core-releases.js';
 import type { Actor, CoreContext } from './core-support.js';
@@ -48,27 +48,13 @@ function toSnapshot(row: Selectable<DrSnapshotsTable>): DrSnapshot {
 /** The name prefix of a snapshot still being written (never a finished snapshot's name). */
 const PARTIAL_PREFIX = '.partial-';
 
-/** Opens a snapshot read-only and runs `PRAGMA integrity_check`. */
-export function verifySnapshot(file: string): { ok: boolean; detail: string } {
-  let copy: BetterSqlite3.Database | null = null;
-  try {
-    copy = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-    const rows = copy.pragma('integrity_check') as Array<{ integrity_check: string }>;
-    const messages = rows.map((r) => r.integrity_check);
-    return messages.length === 1 && messages[0] === 'ok'
-      ? { ok: true, detail: 'integrity_check: ok' }
-      : { ok: false, detail: `integrity_check: ${messages.slice(0, 5).join('; ')}` };
-  } catch (error) {
-    return { ok: false, detail: error instanceof Error ? error.message : String(error) };
-  } finally {
-    copy?.close();
-  }
-}
+/** Opens a SQLite snapshot read-only and runs `PRAGMA integrity_check`. */
+export const verifySnapshot = verifySqliteSnapshot;
 
-/** Disaster recovery: real online SQLite backups, verified after writing. */
+/** Disaster recovery: real online backups of the database (SQLite or PostgreSQL), verified after writing. */
 export function createDrFunctions(
   ctx: CoreContext,
-  sqlite: BetterSqlite3.Database,
+  backup: DatabaseBackup,
   /** How many snapshots to keep (the `dr.retention_count` setting). */
   retention: () => Promise<number> = async () => 14,
 ) {
@@ -129,7 +115,8 @@ export function createDrFunctions(
       const removed: string[] = [];
       for (const name of names) {
         const base = name.replace(/-(journal|wal|shm)$/, '');
-        const leftover = name.startsWith(PARTIAL_PREFIX) || (/^hal-.*\.db$/.test(base) && !known.has(base));
+        const leftover =
+          name.startsWith(PARTIAL_PREFIX) || (/^hal-.*\.(db|dump)$/.test(base) && !known.has(base));
         if (!leftover) continue;
         await fs.rm(path.join(dir, name), { force: true });
         removed.push(name);
@@ -159,8 +146,9 @@ export function createDrFunctions(
     },
 
     /**
-     * Takes an online backup of HAL's database to `<dataDir>/dr/hal-<timestamp>.db`, records its digest and
-     * size, then opens the copy read-only and runs `PRAGMA integrity_check`. The copy is written under a
+     * Takes an online backup of HAL's database to `<dataDir>/dr/hal-<timestamp>.db` (SQLite) or `.dump`
+     * (PostgreSQL, `pg_dump -Fc`), records its digest and size, then checks the copy (`PRAGMA integrity_check`,
+     * `pg_restore --list`). The copy is written under a
      * temporary `.partial-` name and renamed only once it is complete and checked, so a crash never leaves a
      * half-written file under a snapshot's name (and {@link removeLeftovers} clears what it does leave).
      */
@@ -168,24 +156,17 @@ export function createDrFunctions(
       await fs.mkdir(dir, { recursive: true, mode: 0o700 });
       const stamp = ctx.nowIso().replace(/[:.]/g, '-');
       const id = ctx.newId('dr');
-      const name = `hal-${stamp}-${id.slice(-8)}.db`;
+      const name = `hal-${stamp}-${id.slice(-8)}${backup.extension}`;
       const file = path.join(dir, name);
       const partial = path.join(dir, `${PARTIAL_PREFIX}${name}`);
       let sha256: string;
       let size: number;
       let check: { ok: boolean; detail: string };
       try {
-        await sqlite.backup(partial);
+        await backup.write(partial);
         await fs.chmod(partial, 0o600);
-        // The copy inherits WAL mode; a self-contained single file is what a restore needs (and what we hash).
-        const copy = new BetterSqlite3(partial);
-        try {
-          copy.pragma('journal_mode = DELETE');
-        } finally {
-          copy.close();
-        }
         ({ sha256, size } = await hashFile(partial));
-        check = verifySnapshot(partial);
+        check = await backup.verify(partial);
         await fs.rename(partial, file);
       } catch (error) {
         for (const suffix of ['', '-journal', '-wal', '-shm'])

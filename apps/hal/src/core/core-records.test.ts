@@ -1,14 +1,42 @@
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createPostgresTestDatabase } from '../db/database-postgres.test-support.js';
 import { auditActions, createTestCore, rejection, type TestCore, waitFor } from './core.test-support.js';
 import { parseVersionHistory, readVersionHistory } from './core-changelog.js';
 import { CONFIDENTIAL_MASK, looksLikeSecret } from './core-settings.js';
 import { LOCAL_SERVER_ID } from './hal-core.js';
 
 const operator = 'operator:op1' as const;
+
+/** Restores a `pg_dump -Fc` snapshot into a new database and counts the local server record there. */
+async function restoredLocalServerCount(file: string): Promise<number> {
+  const target = await createPostgresTestDatabase();
+  try {
+    const url = new URL(target.url);
+    const password = decodeURIComponent(url.password);
+    url.password = '';
+    const restored = spawnSync('pg_restore', ['--no-owner', '--no-password', `--dbname=${url}`, file], {
+      env: { ...process.env, PGPASSWORD: password },
+      encoding: 'utf8',
+    });
+    expect(restored.stderr).toBe('');
+    const client = new pg.Client({ connectionString: target.url });
+    await client.connect();
+    try {
+      const result = await client.query("select count(*)::int as n from servers where id = 'srv_local'");
+      return Number(result.rows[0]?.n);
+    } finally {
+      await client.end();
+    }
+  } finally {
+    await target.drop();
+  }
+}
 
 describe('incidents, mail, emergency, DR, changelog, settings, overview', () => {
   let t: TestCore;
@@ -65,15 +93,21 @@ describe('incidents, mail, emergency, DR, changelog, settings, overview', () => 
     expect(snapshot.sha256).toMatch(/^[0-9a-f]{64}$/);
     const file = path.join(t.dataDir, 'dr', snapshot.file);
     expect((await fs.stat(file)).size).toBe(snapshot.size);
-    const copy = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
-    try {
-      expect(copy.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
-      // The copy holds HAL's data as of the snapshot.
-      expect(copy.prepare("select count(*) as n from servers where id = 'srv_local'").get()).toEqual({
-        n: 1,
-      });
-    } finally {
-      copy.close();
+    if (t.backup.extension === '.dump') {
+      // PostgreSQL: the custom-format dump restores into an empty database with HAL's data as of the snapshot.
+      expect(snapshot.file).toMatch(/\.dump$/);
+      expect(await restoredLocalServerCount(file)).toBe(1);
+    } else {
+      const copy = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
+      try {
+        expect(copy.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+        // The copy holds HAL's data as of the snapshot.
+        expect(copy.prepare("select count(*) as n from servers where id = 'srv_local'").get()).toEqual({
+          n: 1,
+        });
+      } finally {
+        copy.close();
+      }
     }
     t.clock.advance(90_000);
     const status = await t.core.dr.status();

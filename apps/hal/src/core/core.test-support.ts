@@ -7,7 +7,10 @@ import * as tar from 'tar';
 import { createLocalAgent } from '../agents/agent-local.js';
 import { createAuditLog } from '../audit/audit-log.js';
 import type { AuditLog } from '../audit/types.js';
-import { openDatabase } from '../db/database.js';
+import { type OpenDatabase, openDatabase } from '../db/database.js';
+import { createDatabaseBackup, type DatabaseBackup } from '../db/database-backup.js';
+import { openPostgresDatabase } from '../db/database-postgres.js';
+import { createMigratedPostgresTestDatabase } from '../db/database-postgres.test-support.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { NodeAgent } from './agent.js';
 import type { Clock } from './clock.js';
@@ -33,8 +36,9 @@ export function createTestClock(start = Date.parse('2026-11-30T12:00:00Z')): Tes
 /** A migrated temp-file database, a real audit log, a real local agent and a core on top. */
 export interface TestCore {
   core: HalCore;
-  db: ReturnType<typeof openDatabase>['db'];
-  sqlite: ReturnType<typeof openDatabase>['sqlite'];
+  db: OpenDatabase['db'];
+  /** How DR snapshots copy the database. */
+  backup: DatabaseBackup;
   audit: AuditLog;
   clock: TestClock;
   dataDir: string;
@@ -59,7 +63,7 @@ export interface TestCoreOptions {
 
 /** What {@link createLocalTestCore} builds a core over (an app's deps carry the same fields). */
 export interface LocalTestCoreSettings
-  extends Pick<TestCore, 'db' | 'sqlite' | 'audit' | 'dataDir'>,
+  extends Pick<TestCore, 'db' | 'backup' | 'audit' | 'dataDir'>,
     Pick<TestCoreOptions, 'wrapLocal' | 'metricsIntervalMs'> {
   clock: Clock;
   hostname: string;
@@ -81,7 +85,7 @@ export function createLocalTestCore(settings: LocalTestCoreSettings): {
   ]);
   const core = createHalCore({
     db: settings.db,
-    sqlite: settings.sqlite,
+    backup: settings.backup,
     clock: settings.clock,
     audit: settings.audit,
     dataDir: settings.dataDir,
@@ -105,17 +109,39 @@ export async function rejection(promise: Promise<unknown>): Promise<HalError> {
   throw new Error('expected a HalError');
 }
 
+const postgresByDataDir = new Map<string, string>();
+
+/**
+ * The core tests' database: a SQLite file in the data folder, or — with `HAL_TEST_DIALECT=postgres` (and
+ * `HAL_TEST_DATABASE_URL`) — a migrated PostgreSQL database of its own, so the same store tests run on both dialects.
+ */
+async function openTestCoreDatabase(dataDir: string, dbFile: string): Promise<OpenDatabase> {
+  if (process.env.HAL_TEST_DIALECT === 'postgres') {
+    // A data folder keeps its database across a restart, as `hal.db` does (the throwaway server keeps it after).
+    let url = postgresByDataDir.get(dataDir);
+    if (url === undefined) {
+      url = (await createMigratedPostgresTestDatabase()).url;
+      postgresByDataDir.set(dataDir, url);
+    }
+    return openPostgresDatabase(url);
+  }
+  const database = openDatabase(dbFile);
+  await migrateToLatest(database.db);
+  return database;
+}
+
 /** Builds a {@link TestCore} in a temp folder (or `options.dataDir`). */
 export async function createTestCore(options: TestCoreOptions = {}): Promise<TestCore> {
   const dataDir = options.dataDir ?? (await fs.mkdtemp(path.join(os.tmpdir(), 'hal-core-')));
   const dbFile = path.join(dataDir, 'hal.db');
-  const { db, sqlite, close } = openDatabase(dbFile);
-  await migrateToLatest(db);
+  const database = await openTestCoreDatabase(dataDir, dbFile);
+  const { db, close } = database;
+  const backup = createDatabaseBackup(database);
   const clock = options.clock ?? createTestClock();
   const audit = createAuditLog({ db, clock });
   const { core, agents } = createLocalTestCore({
     db,
-    sqlite,
+    backup,
     clock,
     audit,
     dataDir,
@@ -127,7 +153,7 @@ export async function createTestCore(options: TestCoreOptions = {}): Promise<Tes
   return {
     core,
     db,
-    sqlite,
+    backup,
     audit,
     clock,
     dataDir,

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import { HalError } from '@hal-ai/spec';
-import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { AuditLog } from '../audit/types.js';
+import type { DatabaseBackup } from '../db/database-backup.js';
 import type { Database } from '../db/schema.js';
 import type { AgentDirectory } from './agent.js';
 import type { Clock } from './clock.js';
@@ -27,8 +27,8 @@ export const LOCAL_SERVER_ID = 'srv_local';
 /** Settings of {@link createHalCore}. */
 export interface HalCoreOptions {
   db: Kysely<Database>;
-  /** The better-sqlite3 handle behind `db` (DR snapshots use its online backup). */
-  sqlite: BetterSqlite3.Database;
+  /** How DR snapshots copy the database behind `db` (`createDatabaseBackup`). */
+  backup: DatabaseBackup;
   clock: Clock;
   audit: AuditLog;
   dataDir: string;
@@ -58,7 +58,7 @@ export interface HalCoreOptions {
  * change and one audit entry in the same transaction.
  *
  * @example
- * const core = createHalCore({ db, sqlite, clock, audit, dataDir, agents });
+ * const core = createHalCore({ db, backup, clock, audit, dataDir, agents });
  * await core.start();
  * const { job } = await core.deployments.deploy('operator:1', { module: 'web', version: '1.2.0', serverId });
  */
@@ -93,7 +93,7 @@ export function createHalCore(options: HalCoreOptions) {
     const value = await settings.value(key);
     return typeof value === 'number' ? value : fallback;
   };
-  const dr = createDrFunctions(ctx, options.sqlite, () => numberSetting('dr.retention_count', 14));
+  const dr = createDrFunctions(ctx, options.backup, () => numberSetting('dr.retention_count', 14));
 
   const handlers = {
     ...createDeploymentHandlers(ctx, {

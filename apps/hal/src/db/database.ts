@@ -1,15 +1,23 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { preparePrivateDatabaseFile } from '../data-dir.js';
+import type { PostgresOpenDatabase } from './database-postgres.js';
 import type { Database } from './schema.js';
 import { cachedStatements } from './statement-cache.js';
 
-/** An open HAL database: the kysely handle, the raw better-sqlite3 handle (for `.backup()`), and close. */
-export interface OpenDatabase {
+/** An open SQLite HAL database: the kysely handle, the raw better-sqlite3 handle (for `.backup()`), and close. */
+export interface SqliteOpenDatabase {
+  dialect: 'sqlite';
   db: Kysely<Database>;
   sqlite: BetterSqlite3.Database;
   close(): Promise<void>;
 }
+
+/**
+ * An open HAL database of either dialect (SPEC §15): SQLite under the data folder (the embedded default) or
+ * PostgreSQL from `HAL_DATABASE_URL` (several instances). Code that needs more than `db` narrows on `dialect`.
+ */
+export type OpenDatabase = SqliteOpenDatabase | PostgresOpenDatabase;
 
 /**
  * Opens (creating if needed) a SQLite database for HAL: WAL so `hal mcp` can read while `hal serve`
@@ -21,7 +29,7 @@ export interface OpenDatabase {
  * @example
  * const { db, close } = openDatabase('/var/lib/hal/hal.db');
  */
-export function openDatabase(file: string): OpenDatabase {
+export function openDatabase(file: string): SqliteOpenDatabase {
   // The file and its WAL/SHM are 0600 (SQLite gives the companions the main file's mode).
   if (file !== ':memory:' && !file.startsWith('file:')) preparePrivateDatabaseFile(file);
   const sqlite = new BetterSqlite3(file);
@@ -37,6 +45,7 @@ export function openDatabase(file: string): OpenDatabase {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
   let closed = false;
   return {
+    dialect: 'sqlite',
     db,
     sqlite,
     async close() {
@@ -46,4 +55,11 @@ export function openDatabase(file: string): OpenDatabase {
       await db.destroy();
     },
   };
+}
+
+/** The raw better-sqlite3 handle of a SQLite database; throws for PostgreSQL (for SQLite-only tools and tests). */
+export function requireSqlite(database: OpenDatabase): BetterSqlite3.Database {
+  if (database.dialect !== 'sqlite')
+    throw new Error('this needs the SQLite database, HAL runs on PostgreSQL');
+  return database.sqlite;
 }

@@ -11,6 +11,7 @@ import { createHalToolContext, createHalTools } from '../ai/tools/index.js';
 import { waitFor } from '../core/core.test-support.js';
 import { CONFIDENTIAL_MASK } from '../core/core-settings.js';
 import { LOCAL_SERVER_ID } from '../core/hal-core.js';
+import { requireSqlite } from '../db/database.js';
 import { createLogger } from '../logger.js';
 import { createAppVault } from '../secrets/index.js';
 
@@ -60,7 +61,7 @@ function form(path: string, fields: Record<string, string>) {
 
 /** Everything a secret could leak into: the database file, the audit log and the logs. */
 async function assertNowhere(value: string) {
-  const file = t.deps.sqlite.serialize();
+  const file = requireSqlite(t.deps.database).serialize();
   expect(file.includes(Buffer.from(value))).toBe(false);
   expect(JSON.stringify(await t.deps.audit.list({ limit: 200 }))).not.toContain(value);
   expect(logged).not.toContain(value);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestSession } from '../../../test/foundation.test-support.js';
+import { requireSqlite } from '../../db/database.js';
 import {
   type ConnectionsTestApp,
   createConnectionsTestApp,
@@ -172,7 +173,7 @@ describe('login terminal routes', () => {
     expect(stream.text()).toContain(marker);
     expect(stream.events.find((event) => event.event === 'exit')?.data).toEqual({ exitCode: 1 });
 
-    t.deps.sqlite.pragma('wal_checkpoint(FULL)');
+    requireSqlite(t.deps.database).pragma('wal_checkpoint(FULL)');
     expect(databaseBytes(t.dbFile)).not.toContain(marker);
     expect(t.logLines.join('\n')).not.toContain(marker);
     expect(t.logLines.join('\n')).toContain('login terminal started');

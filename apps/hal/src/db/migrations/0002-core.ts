@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { migrationDialect } from './migration-dialect.js';
 
 // Migrations are frozen history: they use `Kysely<any>` and literal SQL types, never the live table types.
 // biome-ignore lint/suspicious/noExplicitAny: a migration must not depend on the current schema types
@@ -60,6 +61,7 @@ const SETTINGS = [
 ];
 
 export async function up(db: AnyDb): Promise<void> {
+  const dialect = migrationDialect(db);
   await db.schema
     .createTable('servers')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -86,7 +88,7 @@ export async function up(db: AnyDb): Promise<void> {
 
   await db.schema
     .createTable('server_metrics')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', dialect.serialId.type, dialect.serialId.build)
     .addColumn('server_id', 'text', (c) => c.notNull().references('servers.id'))
     .addColumn('at', 'text', (c) => c.notNull())
     .addColumn('data', 'text', (c) => c.notNull())
@@ -109,7 +111,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('module', 'text', (c) => c.notNull().references('modules.name'))
     .addColumn('version', 'text', (c) => c.notNull())
     .addColumn('sha256', 'text', (c) => c.notNull())
-    .addColumn('size', 'integer', (c) => c.notNull())
+    .addColumn('size', dialect.integer, (c) => c.notNull())
     .addColumn('artifact_path', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('registered_by', 'text', (c) => c.notNull())
@@ -141,7 +143,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('error', 'text')
     .addColumn('result', 'text')
     .addColumn('control', 'text')
-    .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('attempts', dialect.integer, (c) => c.notNull().defaultTo(0))
     .addColumn('created_by', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('started_at', 'text')
@@ -153,7 +155,7 @@ export async function up(db: AnyDb): Promise<void> {
   await db.schema
     .createTable('job_steps')
     .addColumn('job_id', 'text', (c) => c.notNull().references('jobs.id'))
-    .addColumn('seq', 'integer', (c) => c.notNull())
+    .addColumn('seq', dialect.integer, (c) => c.notNull())
     .addColumn('name', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('log', 'text', (c) => c.notNull().defaultTo(''))
@@ -200,7 +202,7 @@ export async function up(db: AnyDb): Promise<void> {
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('sha256', 'text', (c) => c.notNull())
-    .addColumn('size', 'integer', (c) => c.notNull())
+    .addColumn('size', dialect.integer, (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('created_by', 'text', (c) => c.notNull())
     .addColumn('verified', 'text', (c) => c.notNull())
@@ -210,7 +212,7 @@ export async function up(db: AnyDb): Promise<void> {
 
   await db.schema
     .createTable('settings')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('id', dialect.serialId.type, dialect.serialId.build)
     .addColumn('key', 'text', (c) => c.notNull())
     .addColumn('server_id', 'text', (c) => c.references('servers.id'))
     .addColumn('value', 'text', (c) => c.notNull())

@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
+import { migrationDialect } from './migration-dialect.js';
 
 /** `ai_connections` and `ai_oauth_states` (secrets live in `vault_entries`, never here). */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const dialect = migrationDialect(db);
   await db.schema
     .createTable('ai_connections')
     .addColumn('id', 'text', (column) => column.primaryKey())
-    .addColumn('position', 'integer', (column) => column.notNull())
+    .addColumn('position', dialect.integer, (column) => column.notNull())
     .addColumn('name', 'text', (column) => column.notNull())
     .addColumn('provider', 'text', (column) => column.notNull())
     .addColumn('auth', 'text', (column) => column.notNull())
@@ -29,7 +31,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('connection_id', 'text', (column) => column.notNull())
     .addColumn('operator_id', 'text', (column) => column.notNull())
     .addColumn('redirect_uri', 'text', (column) => column.notNull())
-    .addColumn('expires_at', 'integer', (column) => column.notNull())
+    .addColumn('expires_at', dialect.integer, (column) => column.notNull())
     .addColumn('created_at', 'text', (column) => column.notNull())
     .execute();
 }

@@ -1,7 +1,9 @@
 import { type Kysely, sql } from 'kysely';
+import { migrationDialect } from './migration-dialect.js';
 
 /** Rooms, messages, turns and proposals of the AI panel (`@hal-ai/rooms` over SQL). */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const dialect = migrationDialect(db);
   await db.schema
     .createTable('ai_rooms')
     .addColumn('id', 'text', (column) => column.primaryKey())
@@ -9,8 +11,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('connection_id', 'text', (column) => column.unique())
     .addColumn('connection_name', 'text')
     .addColumn('custom_title', 'text')
-    .addColumn('position', 'integer', (column) => column.notNull())
-    .addColumn('last_seq', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('position', dialect.integer, (column) => column.notNull())
+    .addColumn('last_seq', dialect.integer, (column) => column.notNull().defaultTo(0))
     .addColumn('created_at', 'text', (column) => column.notNull())
     .execute();
   // At most one unified room, even when two processes create it at once.
@@ -20,14 +22,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .createTable('ai_messages')
     .addColumn('id', 'text', (column) => column.primaryKey())
     .addColumn('room_id', 'text', (column) => column.notNull().references('ai_rooms.id').onDelete('cascade'))
-    .addColumn('seq', 'integer', (column) => column.notNull())
+    .addColumn('seq', dialect.integer, (column) => column.notNull())
     .addColumn('role', 'text', (column) => column.notNull())
     .addColumn('connection_id', 'text')
     .addColumn('model', 'text')
     .addColumn('content_json', 'text', (column) => column.notNull())
     .addColumn('status', 'text', (column) => column.notNull())
     .addColumn('error_json', 'text')
-    .addColumn('relay_depth', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('relay_depth', dialect.integer, (column) => column.notNull().defaultTo(0))
     .addColumn('relayed_from', 'text')
     .addColumn('usage_json', 'text')
     .addColumn('created_at', 'text', (column) => column.notNull())
@@ -41,7 +43,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('room_id', 'text', (column) => column.notNull().references('ai_rooms.id').onDelete('cascade'))
     .addColumn('connection_id', 'text', (column) => column.notNull())
     .addColumn('status', 'text', (column) => column.notNull())
-    .addColumn('relay_depth', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('relay_depth', dialect.integer, (column) => column.notNull().defaultTo(0))
     .addColumn('relayed_from', 'text')
     .addColumn('trigger_message_id', 'text')
     .addColumn('error_json', 'text')
@@ -73,7 +75,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('turn_id', 'text')
     .addColumn('client_name', 'text')
     .addColumn('reason', 'text')
-    .addColumn('change_seq', 'integer', (column) => column.notNull())
+    .addColumn('change_seq', dialect.integer, (column) => column.notNull())
     .execute();
   await db.schema
     .createIndex('ai_actions_room_change')

@@ -1,4 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
+import { migrationDialect } from './migration-dialect.js';
 
 /**
  * Login rate limiting by atomic counters (one row per username + address, and per address) instead of one row
@@ -6,10 +7,12 @@ import { type Kysely, sql } from 'kysely';
  * concurrency (the old check-then-record let 25 concurrent guesses through).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await sql`CREATE TABLE login_counters (
-    key TEXT PRIMARY KEY,
-    window_start INTEGER NOT NULL,
-    count INTEGER NOT NULL
-  )`.execute(db);
+  const dialect = migrationDialect(db);
+  await db.schema
+    .createTable('login_counters')
+    .addColumn('key', 'text', (column) => column.primaryKey())
+    .addColumn('window_start', dialect.integer, (column) => column.notNull())
+    .addColumn('count', dialect.integer, (column) => column.notNull())
+    .execute();
   await db.schema.dropTable('login_attempts').execute();
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { migrationDialect } from './migration-dialect.js';
 
 /**
  * Local CLIs as first-class models: what the last check found about a connection's CLI (`cli_check`: path, version,
@@ -6,6 +7,7 @@ import type { Kysely } from 'kysely';
  * that connection, in that turn's room (`ai_mcp_grants`; the token only as its SHA-256).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const dialect = migrationDialect(db);
   await db.schema.alterTable('ai_connections').addColumn('cli_check', 'text').execute();
   await db.schema
     .createTable('ai_mcp_grants')
@@ -13,7 +15,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('room_id', 'text', (column) => column.notNull())
     .addColumn('connection_id', 'text', (column) => column.notNull())
     .addColumn('turn_id', 'text')
-    .addColumn('expires_at', 'integer', (column) => column.notNull())
+    .addColumn('expires_at', dialect.integer, (column) => column.notNull())
     .addColumn('created_at', 'text', (column) => column.notNull())
     .execute();
 }
