@@ -285,9 +285,11 @@ export function createRoomRoutes(deps: RoomRouteDeps, options: RoomRoutesOptions
         { details: { tool: stored.tool, args: stored.args } },
       );
     }
-    const description = await ai.engine.describeAction(actionId);
     const operator = c.get('operator');
-    if (description.action.risk === 'high') {
+    // Only a high action is described here (its impact binds the three steps): a write action that the core would
+    // refuse is executed and fails as itself, with the model told, as before.
+    if (stored.risk === 'high') {
+      const description = await ai.engine.describeAction(actionId);
       await deps.threeStep.check({
         operatorId: operator.id,
         action: 'ai.action.approve',
@@ -302,6 +304,36 @@ export function createRoomRoutes(deps: RoomRouteDeps, options: RoomRoutesOptions
       operator: { id: operator.id, username: operator.username },
     });
     return c.json({ action });
+  });
+
+  /**
+   * `GET /ops/api/ai/actions/:id/impact` — what a pending proposal would change, for its card (SPEC §5, §14 shapes):
+   * `200 {action, impact, identifiers, refusal}` where `impact` is the object the three steps show (a `summary`
+   * line plus what changes, before → after; `null` for a tool without one, e.g. `web_fetch`), `identifiers` are
+   * the action's own, and `refusal` is `null`, or `{code, message}` when HAL would refuse the action as it stands
+   * (e.g. `invalid_state` after the target changed) — then `impact` is `null`. A decided action →
+   * `409 action_not_pending`; an unknown one → `404 not_found`. Reading it needs only the session.
+   */
+  routes.get('/actions/:id/impact', async (c) => {
+    const ai = service(deps);
+    const actionId = c.req.param('id');
+    const stored = await ai.store.getAction(actionId);
+    if (!stored) throw new HalError('not_found', `No action ${actionId}`);
+    if (stored.status !== 'proposed') {
+      throw new HalError('action_not_pending', `Action ${actionId} is ${stored.status}`);
+    }
+    try {
+      const description = await ai.engine.describeAction(actionId);
+      return c.json({ ...description, refusal: null });
+    } catch (error) {
+      if (!HalError.isInstance(error) || error.code === 'internal_error') throw error;
+      return c.json({
+        action: toPublicAction(stored),
+        impact: null,
+        identifiers: [...stored.identifiers],
+        refusal: { code: error.code, message: error.message },
+      });
+    }
   });
 
   // Saying no is always safe (SPEC §5): a reject needs the session and the CSRF token, never a re-entered password.

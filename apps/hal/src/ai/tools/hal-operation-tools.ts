@@ -209,12 +209,11 @@ function toTool(operation: AnyOperation, face: AnyOperationTool): Tool<HalToolCo
     args: face.args ?? (operation.args as ToolArgsSchema),
     // A write proposal names no identifiers to retype (SPEC §5: a card shows them for high actions).
     ...(operation.tier === 'high'
-      ? {
-          identifiers: (args: Record<string, unknown>) => operation.identifiers(args),
-          impact: async (context: HalToolContext, args: Record<string, unknown>) =>
-            (await impactOf(operation, args, context.core)).impact,
-        }
+      ? { identifiers: (args: Record<string, unknown>) => operation.identifiers(args) }
       : {}),
+    // The three steps (high) and every proposal card (write and high) show this impact.
+    impact: async (context: HalToolContext, args: Record<string, unknown>) =>
+      (await impactOf(operation, args, context.core)).impact,
     execute: async (context: HalToolContext, args: Record<string, unknown>) => {
       const result = await operation.execute(context.core, context.actor, args);
       const meaning = face.meaning?.(result);
