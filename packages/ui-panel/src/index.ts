@@ -2,7 +2,12 @@ export type { PanelApi, PanelApiSettings, PanelSession } from './panel-api.js';
 export { createPanelApi, PanelHttpError } from './panel-api.js';
 export type { MountPanelSettings, PanelPrefs, SlashCommandView } from './panel-app.js';
 export { clampPanelWidth, completionAt, mountPanel, PANEL_WIDTH_MAX, PANEL_WIDTH_MIN } from './panel-app.js';
-export type { MountConnectionsSettings, ProviderPresetView } from './panel-connections.js';
+export type {
+  CliStatusView,
+  MountConnectionsSettings,
+  ProviderPresetView,
+  ToolChoiceView,
+} from './panel-connections.js';
 export { mountConnections, OAUTH_MESSAGE_TYPE } from './panel-connections.js';
 export type { DialogContext, ThreeStepConfirmation } from './panel-dialogs.js';
 export { openReauthDialog, openRejectDialog, openThreeStepDialog, withReauth } from './panel-dialogs.js';

@@ -1,53 +1,73 @@
 import type { Connection } from '@hal-ai/spec';
+import { createFormatters, createTranslator, resolveLocale, type Translator } from './i18n/index.js';
 import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
+import { type CliStatusView, renderCliCards } from './panel-connections-cli.js';
+import { openConfirmDialog, openSecretDialog } from './panel-connections-dialogs.js';
+import {
+  type ProviderPresetView,
+  renderConnectionForm,
+  type ToolChoiceView,
+} from './panel-connections-form.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
-import { createTranslator, type Translate } from './panel-i18n.js';
-import { createElement } from './panel-render.js';
-import { loginTerminalLabel, openLoginTerminal } from './panel-terminal-login.js';
+import { createElement } from './panel-dom.js';
+import { createTranslator as createPanelTranslator } from './panel-i18n.js';
+import { openTerminalDialog } from './panel-terminal.js';
+import { openLoginTerminal } from './panel-terminal-login.js';
 
-/** A provider preset as `GET /ops/api/ai/connections` lists it. */
-export interface ProviderPresetView {
-  id: string;
-  label: string;
-  defaultBaseUrl: string | null;
-  baseUrlRequired: boolean;
-  authMethods: ReadonlyArray<'api_key' | 'oauth' | 'cli'>;
-  guide: { apiKey?: string; oauth?: string; cli?: string };
-  oauthPreset: string | null;
-}
+export type { CliStatusView } from './panel-connections-cli.js';
+export type { ProviderPresetView, ToolChoiceView } from './panel-connections-form.js';
 
 /** Settings of {@link mountConnections}. */
 export interface MountConnectionsSettings {
   api?: PanelApi;
+  /** The screen's language (default `<html lang>`, which follows the operator's preference). */
   locale?: string;
-  /** Opens the OAuth popup (default `window.open`). */
-  openPopup?: (url: string) => void;
+  /** Opens the OAuth popup (default `window.open`); returns `null` when the browser blocked it. */
+  openPopup?: (url: string) => Window | null | undefined;
 }
-
-/** The tool presets a connection can take (SPEC §4); `ui-panel` imports only types from spec. */
-const TOOL_PRESET_NAMES = ['all', 'read_write', 'read_only', 'none', 'custom'] as const;
-
-/** The reasoning levels a connection can take (SPEC §2), `off` first: the default. */
-const REASONING_LEVEL_NAMES = ['off', 'low', 'medium', 'high'] as const;
 
 /** The message type the OAuth callback page posts to its opener. */
 export const OAUTH_MESSAGE_TYPE = 'hal-oauth';
 
-function secretText(t: Translate, connection: Connection): string {
+/** What `GET /ops/api/ai/connections` answers. */
+interface ConnectionList {
+  connections: Connection[];
+  providers: ProviderPresetView[];
+  callbackUrl: string;
+  tools?: ToolChoiceView[];
+}
+
+/** What creating or changing a connection answers; `next` only on create (`{action: "oauth"}`). */
+interface SaveAnswer {
+  connection: Connection;
+  next?: { action?: string };
+}
+
+function secretText(t: Translator, dateTime: (at: string) => string, connection: Connection): string {
   const secret = connection.secret as Record<string, unknown>;
-  if ('cli' in secret) return `CLI: ${String(secret.tool)}`;
-  if ('hasToken' in secret)
-    return secret.hasToken
-      ? `OAuth token${secret.expiresAt ? ` (→ ${String(secret.expiresAt)})` : ''}`
-      : t('none');
-  return secret.hasKey ? `${t('storedKey')}: ${String(secret.hint ?? '')}` : t('none');
+  if ('cli' in secret) return t('conn_cli_secret', { tool: String(secret.tool) });
+  if ('hasToken' in secret) {
+    if (!secret.hasToken) return t('conn_no_token');
+    return secret.expiresAt
+      ? t('conn_token_expires', { at: dateTime(String(secret.expiresAt)) })
+      : t('conn_token');
+  }
+  return secret.hasKey ? t('conn_stored_key', { hint: String(secret.hint ?? '') }) : t('conn_no_key');
+}
+
+/** Whether an OAuth connection holds a client secret the operator may replace (OpenRouter's has none). */
+function takesClientSecret(connection: Connection, providers: readonly ProviderPresetView[]): boolean {
+  if (connection.auth !== 'oauth') return false;
+  return providers.find((preset) => preset.id === connection.provider)?.oauthPreset !== 'openrouter';
 }
 
 /**
- * Mounts the `/ops/ai` connections screen into `<div data-hal-connections>`: the connection list
- * with status and checks, a create/edit form with provider presets and their setup guides, the
- * OAuth callback URL, OAuth login in a popup that reports back (`postMessage`) and then runs the
- * check, and the discovered CLIs. Key fields never show a stored key, only its hint.
+ * Mounts the `/ops/ai` connections screen into `<div data-hal-connections>`: one card per connection (its
+ * provider, authentication and status in words, model, tools, reasoning, secret hint, last check and error)
+ * with check, edit, enable/disable, replace the API key or client secret, OAuth or CLI login and delete (each
+ * key change asks for the password again where HAL wants it); the create/edit form; and one card per CLI
+ * found on the server. Creating an OAuth connection starts its login by itself in a popup that reports
+ * back (`postMessage`), after which the screen runs the check.
  *
  * @example
  * const host = document.querySelector<HTMLElement>('[data-hal-connections]');
@@ -57,119 +77,210 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
   const document = root.ownerDocument;
   const window = document.defaultView as Window;
   const api = settings.api ?? createPanelApi();
-  const t = createTranslator(settings.locale ?? document.documentElement.lang ?? 'ko');
-  const dialogs: DialogContext = { document, t, api };
+  const locale = resolveLocale(settings.locale ?? document.documentElement.lang);
+  const t = createTranslator(locale);
+  const formats = createFormatters(locale);
+  // The shared dialogs (re-authentication, login terminal) still read the panel's own strings.
+  const dialogs: DialogContext = { document, t: createPanelTranslator(locale), api };
   const openPopup =
     settings.openPopup ?? ((url: string) => window.open(url, 'hal-oauth', 'popup,width=560,height=720'));
-  let providers: ProviderPresetView[] = [];
-  let connections: Connection[] = [];
-  let callbackUrl = '';
+  let list: ConnectionList = { connections: [], providers: [], callbackUrl: '' };
   let editing: Connection | null = null;
 
-  const status = createElement(document, 'p', { class: 'hal-conn-message', role: 'status' });
-  const listHost = createElement(document, 'div', { class: 'hal-conn-list' });
-  const formHost = createElement(document, 'div', { class: 'hal-conn-form-host' });
+  const status = createElement(document, 'p', {
+    class: 'hal-conn-message',
+    role: 'status',
+    'aria-live': 'polite',
+  });
+  const listHost = createElement(document, 'section', {
+    class: 'hal-conn-list',
+    'aria-labelledby': 'hal-conn-list-title',
+  });
+  const formHost = createElement(document, 'section', { class: 'hal-conn-form-host' });
   const cliHost = createElement(document, 'div', { class: 'hal-cli-list' });
   root.classList.add('hal-connections');
-  root.replaceChildren(status, listHost, formHost, createElement(document, 'h2', {}, [t('clis')]), cliHost);
+  root.replaceChildren(
+    status,
+    listHost,
+    formHost,
+    createElement(document, 'section', { class: 'hal-cli-section', 'aria-labelledby': 'hal-cli-title' }, [
+      createElement(document, 'h2', { id: 'hal-cli-title' }, [t('cli_title')]),
+      cliHost,
+    ]),
+  );
 
   function report(error: unknown): void {
     status.classList.add('hal-error');
-    status.textContent = error instanceof PanelHttpError ? `${error.code}: ${error.message}` : String(error);
+    status.textContent = error instanceof PanelHttpError ? `${error.message} (${error.code})` : String(error);
     if (error instanceof PanelHttpError) status.dataset.errorCode = error.code;
   }
-  function say(text: string): void {
+  function say(text: string, ...extra: Node[]): void {
     status.classList.remove('hal-error');
     delete status.dataset.errorCode;
-    status.textContent = text;
+    status.replaceChildren(text, ...extra);
+  }
+  const statusText = (connection: Connection) => t(`status_${connection.status}`);
+
+  function card(connection: Connection): HTMLElement {
+    const button = (act: string, label: string, extra: Record<string, string> = {}) =>
+      createElement(document, 'button', { type: 'button', 'data-act': act, ...extra }, [label]);
+    const buttons = [
+      button('check', t('conn_check')),
+      button('edit', t('conn_edit_button')),
+      button('toggle', connection.status === 'disabled' ? t('conn_enable') : t('conn_disable')),
+    ];
+    if (connection.auth === 'api_key') buttons.push(button('replace-key', t('conn_replace_key')));
+    if (takesClientSecret(connection, list.providers))
+      buttons.push(button('replace-client-secret', t('conn_replace_client_secret')));
+    if (connection.auth === 'oauth') buttons.push(button('oauth', t('conn_oauth_login')));
+    if (connection.auth === 'cli') buttons.push(button('login', t('cli_log_in')));
+    buttons.push(button('delete', t('conn_delete'), { class: 'hal-danger' }));
+    const provider =
+      list.providers.find((preset) => preset.id === connection.provider)?.label ?? connection.provider;
+    const tools =
+      connection.tools.preset === 'custom'
+        ? t('conn_tools_count', { count: connection.tools.enabled.length })
+        : t(`preset_${connection.tools.preset}`);
+    const facts: Array<[string, Node | string, Record<string, string>?]> = [
+      [t('conn_provider'), provider],
+      [t('conn_auth'), t(`auth_${connection.auth}`)],
+      [t('conn_model'), connection.model ?? '—'],
+      [t('conn_tool_preset'), tools],
+      [t('conn_reasoning'), t(`reasoning_${connection.reasoning ?? 'off'}`)],
+      [t('conn_secret'), secretText(t, formats.dateTime, connection), { class: 'hal-conn-secret' }],
+      [t('conn_last_checked'), formats.dateTime(connection.lastCheckedAt)],
+    ];
+    return createElement(
+      document,
+      'article',
+      {
+        class: `hal-conn hal-conn-${connection.status}`,
+        id: `connection-${connection.id}`,
+        'data-connection-id': connection.id,
+        'aria-labelledby': `connection-${connection.id}-name`,
+      },
+      [
+        // The name alone in the heading (the room tabs and the tests read it as the connection's name).
+        createElement(document, 'header', { class: 'hal-conn-head' }, [
+          createElement(document, 'h3', { id: `connection-${connection.id}-name` }, [connection.name]),
+          createElement(document, 'span', { class: 'hal-conn-status', 'data-status': connection.status }, [
+            statusText(connection),
+          ]),
+        ]),
+        createElement(
+          document,
+          'dl',
+          { class: 'hal-conn-facts' },
+          facts.flatMap(([label, value, attributes]) => [
+            createElement(document, 'dt', {}, [label]),
+            createElement(document, 'dd', attributes ?? {}, [value]),
+          ]),
+        ),
+        connection.lastError
+          ? createElement(document, 'p', { class: 'hal-failure', role: 'alert' }, [
+              `${t('conn_last_error')}: ${connection.lastError.message} (${connection.lastError.code})`,
+            ])
+          : null,
+        createElement(document, 'div', { class: 'hal-conn-buttons' }, buttons),
+      ],
+    );
   }
 
   function renderList(): void {
-    const rows = connections.map((connection) => {
-      const check = createElement(document, 'button', { type: 'button', 'data-act': 'check' }, [t('check')]);
-      const edit = createElement(document, 'button', { type: 'button', 'data-act': 'edit' }, [t('edit')]);
-      const toggle = createElement(document, 'button', { type: 'button', 'data-act': 'toggle' }, [
-        connection.status === 'disabled' ? t('enable') : t('disable'),
-      ]);
-      const buttons = [check, edit, toggle];
-      if (connection.auth === 'cli') {
-        buttons.push(
-          createElement(document, 'button', { type: 'button', 'data-act': 'login' }, [
-            loginTerminalLabel(document),
-          ]),
-        );
-      }
-      if (connection.auth === 'oauth') {
-        buttons.push(
-          createElement(document, 'button', { type: 'button', 'data-act': 'oauth' }, [t('oauthLogin')]),
-        );
-      }
-      return createElement(
-        document,
-        'article',
-        {
-          class: `hal-conn hal-conn-${connection.status}`,
-          id: `connection-${connection.id}`,
-          'data-connection-id': connection.id,
-        },
-        [
-          createElement(document, 'h3', {}, [connection.name]),
-          createElement(document, 'p', {}, [
-            `${connection.provider} · ${connection.auth} · ${connection.model ?? '—'} · `,
-            createElement(document, 'span', { class: 'hal-conn-status', 'data-status': connection.status }, [
-              t(`status_${connection.status}` as never),
-            ]),
-          ]),
-          createElement(document, 'p', { class: 'hal-conn-secret' }, [secretText(t, connection)]),
-          connection.lastError
-            ? createElement(document, 'p', { class: 'hal-failure', role: 'alert' }, [
-                `${t('lastError')}: ${connection.lastError.code}: ${connection.lastError.message}`,
-              ])
-            : null,
-          createElement(document, 'div', { class: 'hal-conn-buttons' }, buttons),
-        ],
-      );
-    });
-    listHost.replaceChildren(createElement(document, 'h2', {}, [t('connectionsTitle')]), ...rows);
+    listHost.replaceChildren(
+      createElement(document, 'h2', { id: 'hal-conn-list-title' }, [t('conn_list')]),
+      ...(list.connections.length === 0
+        ? [createElement(document, 'p', { class: 'hal-guide' }, [t('conn_empty')])]
+        : list.connections.map(card)),
+    );
   }
 
   listHost.addEventListener('click', (event) => {
     const button = (event.target as Element).closest<HTMLButtonElement>('button[data-act]');
     const id = button?.closest<HTMLElement>('[data-connection-id]')?.dataset.connectionId;
-    const connection = connections.find((candidate) => candidate.id === id);
+    const connection = list.connections.find((candidate) => candidate.id === id);
     if (!button || !connection) return;
     const act = button.dataset.act;
     if (act === 'check') void runCheck(connection.id);
     else if (act === 'edit') {
       editing = connection;
       renderForm();
+      formHost.querySelector<HTMLElement>('input[name=name]')?.focus();
     } else if (act === 'toggle') {
       void change(() =>
         api.send('PATCH', `/ops/api/ai/connections/${connection.id}`, {
           status: connection.status === 'disabled' ? 'active' : 'disabled',
         }),
       );
-    } else if (act === 'oauth') void startOAuth(connection.id);
+    } else if (act === 'replace-key' || act === 'replace-client-secret') void replaceSecret(connection, act);
+    else if (act === 'delete') void remove(connection);
+    else if (act === 'oauth') void startOAuth(connection.id);
     else if (act === 'login') openLoginTerminal(dialogs, connection, load);
   });
 
-  async function change(call: () => Promise<unknown>): Promise<void> {
+  cliHost.addEventListener('click', (event) => {
+    const button = (event.target as Element).closest<HTMLButtonElement>('button[data-act=cli-login]');
+    const tool = button?.dataset.tool;
+    if (tool !== 'claude' && tool !== 'codex') return;
+    const handle = openTerminalDialog(dialogs, { tool, command: 'login' });
+    // The login state changed (or not) once the session ended: read the CLIs and connections again.
+    void handle.closed.then(() => Promise.all([loadClis(), load()])).catch(report);
+  });
+
+  async function change<T>(call: () => Promise<T>): Promise<T | undefined> {
     try {
-      await withReauth(dialogs, call);
+      const result = await withReauth(dialogs, call);
       await load();
+      return result;
     } catch (error) {
       report(error);
+      return undefined;
     }
   }
 
   async function runCheck(id: string): Promise<void> {
-    say('…');
+    const before = list.connections.find((candidate) => candidate.id === id);
+    say(t('conn_checking', { name: before?.name ?? id }));
     await change(() => api.send('POST', `/ops/api/ai/connections/${id}/test`));
-    const connection = connections.find((candidate) => candidate.id === id);
+    const connection = list.connections.find((candidate) => candidate.id === id);
     if (connection && !status.classList.contains('hal-error'))
-      say(`${connection.name}: ${t(`status_${connection.status}` as never)}`);
+      say(t('conn_checked', { name: connection.name, status: statusText(connection) }));
     // A CLI that is not logged in opens the login terminal by itself (SPEC §8).
     if (connection?.lastError?.code === 'cli_not_logged_in') openLoginTerminal(dialogs, connection, load);
+  }
+
+  async function replaceSecret(connection: Connection, act: string): Promise<void> {
+    const field = act === 'replace-key' ? 'apiKey' : 'clientSecret';
+    const label = act === 'replace-key' ? t('conn_api_key') : t('conn_oauth_client_secret');
+    const secret = await openSecretDialog(document, {
+      title: t('conn_replace_title', { name: connection.name }),
+      label,
+      submit: t('conn_replace_submit'),
+      cancel: t('conn_cancel'),
+    });
+    if (secret === null) return;
+    const done = await change(() =>
+      api.send('POST', `/ops/api/ai/connections/${connection.id}/secret`, { [field]: secret }),
+    );
+    if (done !== undefined) say(t('conn_replaced', { name: connection.name }));
+  }
+
+  async function remove(connection: Connection): Promise<void> {
+    const confirmed = await openConfirmDialog(document, {
+      title: t('conn_delete_title'),
+      body: t('conn_delete_body', { name: connection.name }),
+      confirm: t('conn_delete'),
+      cancel: t('conn_cancel'),
+    });
+    if (!confirmed) return;
+    const done = await change(() => api.send('DELETE', `/ops/api/ai/connections/${connection.id}`));
+    if (done !== undefined || !status.classList.contains('hal-error')) {
+      if (editing?.id === connection.id) {
+        editing = null;
+        renderForm();
+      }
+      if (!status.classList.contains('hal-error')) say(t('conn_deleted', { name: connection.name }));
+    }
   }
 
   async function startOAuth(id: string): Promise<void> {
@@ -177,7 +288,17 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
       const { authorizeUrl } = await withReauth(dialogs, () =>
         api.send<{ authorizeUrl: string }>('POST', `/ops/api/ai/connections/${id}/oauth/start`),
       );
-      openPopup(authorizeUrl);
+      const popup = openPopup(authorizeUrl);
+      if (popup === null) {
+        // Blocked (the login started after an await): the operator opens it with one click instead.
+        const link = createElement(
+          document,
+          'a',
+          { href: authorizeUrl, target: 'hal-oauth', rel: 'opener' },
+          [t('conn_oauth_open')],
+        );
+        say(`${t('conn_oauth_blocked')} `, link);
+      } else say(t('conn_oauth_started'));
     } catch (error) {
       report(error);
     }
@@ -199,197 +320,49 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
   };
   window.addEventListener('message', onMessage);
 
-  function field(label: string, control: HTMLElement, note?: string): HTMLElement {
-    return createElement(document, 'label', { class: 'hal-field' }, [
-      createElement(document, 'span', {}, [label]),
-      control,
-      note ? createElement(document, 'small', {}, [note]) : null,
-    ]);
-  }
-  function select(name: string, values: Array<[string, string]>, current: string): HTMLSelectElement {
-    const element = createElement(document, 'select', { name }) as HTMLSelectElement;
-    for (const [value, label] of values) {
-      const option = createElement(document, 'option', { value }, [label]) as HTMLOptionElement;
-      option.selected = value === current;
-      element.append(option);
-    }
-    return element;
-  }
-  function input(name: string, value: string, type = 'text'): HTMLInputElement {
-    const element = createElement(document, 'input', { name, type, autocomplete: 'off' }) as HTMLInputElement;
-    element.value = value;
-    return element;
-  }
-
   function renderForm(): void {
     const current = editing;
-    const providerId = current?.provider ?? providers[0]?.id ?? 'openai';
-    const form = createElement(document, 'form', {
-      class: 'hal-conn-form',
-      'data-mode': current ? 'edit' : 'create',
-    }) as HTMLFormElement;
-    const provider = select(
-      'provider',
-      providers.map((preset) => [preset.id, preset.label]),
-      providerId,
-    );
-    provider.disabled = current !== null;
-    const guide = createElement(document, 'div', { class: 'hal-guide' });
-    const auth = createElement(document, 'select', { name: 'auth' }) as HTMLSelectElement;
-    const baseUrl = input('baseUrl', current?.baseUrl ?? '', 'url');
-    // Never echo a stored key: the field stays empty, the placeholder shows the hint.
-    const apiKey = input('apiKey', '', 'password');
-    const hint = current && 'hint' in current.secret ? current.secret.hint : null;
-    apiKey.placeholder = hint ? `${t('storedKey')}: ${hint}` : '';
-    const cliTool = select(
-      'cliTool',
-      [
-        ['claude', 'claude'],
-        ['codex', 'codex'],
-      ],
-      current && 'cli' in current.secret ? current.secret.tool : 'claude',
-    );
-    const models = current?.models ?? [];
-    const model =
-      models.length > 0
-        ? select(
-            'model',
-            models.map((name) => [name, name]),
-            current?.model ?? models[0] ?? '',
-          )
-        : input('model', current?.model ?? '');
-    const tools = select(
-      'toolPreset',
-      TOOL_PRESET_NAMES.map((name) => [name, name]),
-      current?.tools.preset ?? 'all',
-    );
-    const reasoning = select(
-      'reasoning',
-      REASONING_LEVEL_NAMES.map((level) => [level, level]),
-      current?.reasoning ?? 'off',
-    );
-    const refresh = () => {
-      const preset = providers.find((candidate) => candidate.id === provider.value);
-      const methods = preset?.authMethods ?? ['api_key'];
-      const chosen = current?.auth ?? (methods.includes(auth.value as never) ? auth.value : methods[0]);
-      auth.replaceChildren(
-        ...methods.map((method) => {
-          const option = createElement(document, 'option', { value: method }, [method]) as HTMLOptionElement;
-          option.selected = method === chosen;
-          return option;
-        }),
-      );
-      auth.disabled = current !== null;
-      baseUrl.placeholder = preset?.defaultBaseUrl ?? '';
-      baseUrl.required = preset?.baseUrlRequired ?? false;
-      const lines = [preset?.guide.apiKey, preset?.guide.oauth, preset?.guide.cli].filter(
-        Boolean,
-      ) as string[];
-      guide.replaceChildren(
-        createElement(document, 'strong', {}, [t('guide')]),
-        ...lines.map((line) => createElement(document, 'p', {}, [line])),
-        createElement(document, 'p', {}, [
-          `${t('callbackUrl')}: `,
-          createElement(document, 'code', { class: 'hal-callback-url' }, [callbackUrl]),
-        ]),
-      );
-      const method = auth.value;
-      apiKey.closest('label')?.toggleAttribute('hidden', method !== 'api_key');
-      cliTool.closest('label')?.toggleAttribute('hidden', method !== 'cli');
-    };
-    provider.addEventListener('change', refresh);
-    auth.addEventListener('change', refresh);
-    const name = input('name', current?.name ?? '');
-    name.required = true;
-    const role = input('role', current?.identity.role ?? '');
-    const traits = input('traits', current?.identity.traits ?? '');
-    const instructions = createElement(document, 'textarea', {
-      name: 'instructions',
-      rows: '2',
-    }) as HTMLTextAreaElement;
-    instructions.value = current?.identity.instructions ?? '';
-    const submit = createElement(document, 'button', { type: 'submit', class: 'hal-primary' }, [
-      current ? t('save') : t('create'),
-    ]);
-    const cancel = current ? createElement(document, 'button', { type: 'button' }, [t('cancel')]) : null;
-    cancel?.addEventListener('click', () => {
-      editing = null;
-      renderForm();
-    });
-    form.append(
-      createElement(document, 'h2', {}, [current ? `${t('edit')}: ${current.name}` : t('create')]),
-      field(t('provider'), provider),
-      guide,
-      field(t('name'), name),
-      field(t('auth'), auth),
-      field(t('apiKey'), apiKey),
-      field('CLI', cliTool),
-      field(t('baseUrl'), baseUrl),
-      field(t('model'), model),
-      field(t('role'), role),
-      field(t('traits'), traits),
-      field(t('instructions'), instructions),
-      field(t('toolPreset'), tools),
-      field(t('reasoning'), reasoning),
-      createElement(document, 'div', { class: 'hal-dialog-buttons' }, [cancel, submit]),
-    );
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      const body: Record<string, unknown> = {
-        name: name.value.trim(),
-        identity: { role: role.value, traits: traits.value, instructions: instructions.value },
-        tools: { preset: tools.value },
-        reasoning: reasoning.value,
-      };
-      if (baseUrl.value.trim()) body.baseUrl = baseUrl.value.trim();
-      if (model.value.trim()) body.model = model.value.trim();
-      if (!current) {
-        body.provider = provider.value;
-        body.auth = auth.value;
-        if (auth.value === 'cli') body.cli = { tool: cliTool.value };
-      }
-      if (auth.value === 'api_key' && apiKey.value) body.apiKey = apiKey.value;
-      const call = current
-        ? () => api.send('PATCH', `/ops/api/ai/connections/${current.id}`, body)
-        : () => api.send('POST', '/ops/api/ai/connections', body);
-      void change(call).then(() => {
-        const saved = connections.find((one) => one.name === body.name);
-        if (saved?.lastError?.code === 'cli_not_logged_in') openLoginTerminal(dialogs, saved, load);
-        if (!status.classList.contains('hal-error')) {
-          say(`${body.name as string} ✓`);
-          editing = null;
-          renderForm();
-        }
-      });
+    const form = renderConnectionForm({
+      document,
+      t,
+      providers: list.providers,
+      tools: list.tools ?? [],
+      callbackUrl: list.callbackUrl,
+      current,
+      onCancel: () => {
+        editing = null;
+        renderForm();
+      },
+      onSubmit: (body) => void save(current, body),
     });
     formHost.replaceChildren(form);
-    refresh();
+  }
+
+  async function save(current: Connection | null, body: Record<string, unknown>): Promise<void> {
+    const answer = await change(() =>
+      current
+        ? api.send<SaveAnswer>('PATCH', `/ops/api/ai/connections/${current.id}`, body)
+        : api.send<SaveAnswer>('POST', '/ops/api/ai/connections', body),
+    );
+    if (!answer) return;
+    say(t('conn_saved', { name: answer.connection.name }));
+    editing = null;
+    renderForm();
+    const saved = list.connections.find((one) => one.id === answer.connection.id) ?? answer.connection;
+    // The create answer says what finishes the connection: an OAuth login opens its popup right away.
+    if (answer.next?.action === 'oauth') await startOAuth(saved.id);
+    else if (saved.lastError?.code === 'cli_not_logged_in') openLoginTerminal(dialogs, saved, load);
   }
 
   async function load(): Promise<void> {
-    const result = await api.get<{
-      connections: Connection[];
-      providers: ProviderPresetView[];
-      callbackUrl: string;
-    }>('/ops/api/ai/connections');
-    connections = result.connections;
-    providers = result.providers;
-    callbackUrl = result.callbackUrl;
+    list = await api.get<ConnectionList>('/ops/api/ai/connections');
     renderList();
   }
 
   async function loadClis(): Promise<void> {
-    const { clis } = await api.get<{ clis: Array<Record<string, unknown>> }>('/ops/api/ai/cli');
-    cliHost.replaceChildren(
-      ...clis.map((cli) =>
-        createElement(document, 'p', { class: 'hal-cli' }, [
-          Object.entries(cli)
-            .filter(([, value]) => value !== null && typeof value !== 'object')
-            .map(([key, value]) => `${key}: ${String(value)}`)
-            .join(' · '),
-        ]),
-      ),
-    );
+    const { clis } = await api.get<{ clis: CliStatusView[] }>('/ops/api/ai/cli');
+    cliHost.replaceChildren(...renderCliCards(document, t, clis));
+    cliHost.dataset.ready = 'true';
   }
 
   load()
@@ -398,7 +371,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
       root.dataset.ready = 'true';
     })
     .catch(report);
-  loadClis().catch(() => undefined);
+  loadClis().catch(report);
 
   return () => {
     window.removeEventListener('message', onMessage);

@@ -1,5 +1,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -123,4 +124,30 @@ export function startHal(
       }
     });
   });
+}
+
+/** Signs in as the first operator through the login page and waits to land on a console page. */
+export async function signIn(page: import('playwright-core').Page, hal: RunningHal): Promise<void> {
+  await page.goto(`${hal.url}/ops/login`);
+  await page.fill('input[name=username]', 'admin');
+  await page.fill('input[name=password]', hal.password);
+  await Promise.all([
+    page.waitForURL((target) => !target.pathname.startsWith('/ops/login')),
+    page.press('input[name=password]', 'Enter'),
+  ]);
+}
+
+/** Temporary folders a suite creates and removes at its end (`remove()` in `afterAll`). */
+export function createTempDirs(): { make(prefix: string): string; remove(): void } {
+  const made: string[] = [];
+  return {
+    make(prefix) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+      made.push(dir);
+      return dir;
+    },
+    remove() {
+      for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -193,6 +193,36 @@ describe('/ops/api/ai/connections', () => {
     expect(await t.deps.vault?.get(`connection:${id}:api_key`)).toBe(apiKey);
   });
 
+  it('tells the screen to log in next after creating an OAuth connection, and lists the pickable tools', async () => {
+    const oauth = await t.call('POST', api(), session, {
+      provider: 'other',
+      name: 'gateway',
+      auth: 'oauth',
+      baseUrl: openai.baseUrl,
+      oauth: {
+        authorizeUrl: `${openai.url}/authorize`,
+        tokenUrl: `${openai.url}/token`,
+        clientId: 'hal',
+        clientSecret: generatedSecret(),
+        scopes: ['models.read'],
+      },
+    });
+    expect(oauth.status).toBe(201);
+    expect(oauth.body.connection.status).toBe('reauth_required');
+    expect(oauth.body.next).toEqual({ action: 'oauth' });
+
+    // An API-key connection is finished by its check: nothing comes next.
+    const keyed = await t.call('POST', api(), session, openaiBody());
+    expect(keyed.status).toBe(201);
+    expect(keyed.body).not.toHaveProperty('next');
+
+    const listed = await t.call('GET', api(), session);
+    const tools = listed.body.tools as Array<{ name: string; risk: string }>;
+    expect(tools.find((tool) => tool.name === 'hal_health')).toEqual({ name: 'hal_health', risk: 'read' });
+    expect(tools.find((tool) => tool.name === 'hal_server_isolate')?.risk).toBe('high');
+    expect(tools.find((tool) => tool.name === 'hal_incident_open')?.risk).toBe('write');
+  });
+
   it('requires a recent password for key changes and deletion', async () => {
     const created = await t.call('POST', api(), session, openaiBody());
     const id = created.body.connection.id;

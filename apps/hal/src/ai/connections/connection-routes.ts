@@ -7,6 +7,7 @@ import { toHalError } from '../../http/http-errors.js';
 import { readJsonObject } from '../../http/json-body.js';
 import { type RequireRecentDeps, requireRecent } from '../../http/require-recent.js';
 import type { Logger } from '../../logger.js';
+import { HAL_TOOL_NAMES, HAL_TOOL_TIERS } from '../tools/index.js';
 import { createConnectionSchema, replaceSecretSchema, updateConnectionSchema } from './connection-schemas.js';
 import type { ConnectionManager } from './connection-service.js';
 
@@ -26,6 +27,9 @@ export const OAUTH_CALLBACK_SCRIPT_PATH = '/ops/ai/oauth/callback.js';
 
 /** The `postMessage` type the callback page sends to its opener. */
 export const OAUTH_MESSAGE_TYPE = 'hal-oauth';
+
+/** The tools a `custom` preset can enable, with their tiers, for the connections screen's picker. */
+const TOOL_CHOICES = HAL_TOOL_NAMES.map((name) => ({ name, risk: HAL_TOOL_TIERS[name] }));
 
 /** The callback URL as the operator's browser reaches HAL (proxy headers only when trusted). */
 function callbackUrlOf(c: Ctx, deps: ConnectionRouteDeps): string {
@@ -55,7 +59,8 @@ function hasSecretField(body: Record<string, unknown>): boolean {
 }
 
 /**
- * The connection routes under `/ops/api/ai` (SPEC §13): list/create/change/delete, check, replace a
+ * The connection routes under `/ops/api/ai` (SPEC §13): list (with the tools a `custom` preset can pick)
+ * /create (an OAuth one answers `next: {action: "oauth"}`: log in next)/change/delete, check, replace a
  * secret, OAuth start, and the discovered CLIs. Key changes (creating with a key or client secret,
  * replacing one, OAuth login, delete) pass `requireRecent`.
  *
@@ -71,6 +76,7 @@ export function createConnectionRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> 
       connections: await connections.list(),
       providers: connections.providers(),
       callbackUrl: callbackUrlOf(c, deps),
+      tools: TOOL_CHOICES,
     });
   });
 
@@ -79,7 +85,9 @@ export function createConnectionRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> 
     if (hasSecretField(body)) await assertRecent(c, deps);
     const input = parseInput(createConnectionSchema, body);
     const connection = await connectionsOf(deps).create(input, c.get('operator'));
-    return c.json({ connection }, 201);
+    // An OAuth connection is finished by its login: the answer says so, and the screen opens the popup.
+    const next = connection.auth === 'oauth' && connection.status === 'reauth_required';
+    return c.json({ connection, ...(next ? { next: { action: 'oauth' as const } } : {}) }, 201);
   });
 
   routes.patch('/connections/:id', async (c) => {
