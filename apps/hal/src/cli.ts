@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import fs from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HalError } from '@hal-ai/spec';
 import { agentCliCommand } from './agents/agent-command.js';
@@ -15,6 +16,7 @@ import {
 import { environmentHelp } from './cli-environment.js';
 import { HAL_VERSION, type HalConfig, loadConfig } from './config.js';
 import { systemClock } from './core/clock.js';
+import { restoreSnapshot } from './core/core-dr-restore.js';
 import { preparePrivateDataDir } from './data-dir.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -135,6 +137,40 @@ export const commands: Record<string, CliCommand> = {
       } finally {
         await database.close();
       }
+    },
+  },
+  'db restore': {
+    usage: 'db restore <snapshot>',
+    summary: "Restore a DR snapshot into a stopped HAL's data folder (keeps the current database beside it)",
+    options: {},
+    positionals: { min: 1, max: 1 },
+    details:
+      'The snapshot is a file name from <data>/dr (the DR page lists them) or a path. HAL must be stopped: a\n' +
+      'database that a running hal serve or hal mcp holds open is refused. Example:\n' +
+      '  systemctl stop hal && hal db restore hal-2026-12-01T03-00-00-000Z-1a2b3c4d.db && systemctl start hal',
+    async run(context) {
+      const config = configOrExit(context);
+      if (config === null) return 1;
+      const result = await restoreSnapshot({
+        dataDir: config.dataDir,
+        snapshot: context.args[0] ?? '',
+        clock: systemClock,
+      });
+      const lines = [`restored ${path.basename(result.source)} into ${result.database}`];
+      if (result.previous !== null) lines.push(`the database as it was is kept as ${result.previous}`);
+      lines.push(
+        result.applied.length === 0
+          ? 'no migration needed'
+          : `applied ${result.applied.length} migration${result.applied.length === 1 ? '' : 's'}: ${result.applied.join(', ')}`,
+      );
+      if (result.registered.length > 0) {
+        lines.push(
+          `registered ${result.registered.length} snapshot file(s) the restored database did not list`,
+        );
+      }
+      lines.push('start HAL again (systemctl start hal)');
+      context.stdout.write(`${lines.join('\n')}\n`);
+      return 0;
     },
   },
   agent: agentCliCommand,
