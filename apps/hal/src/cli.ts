@@ -151,6 +151,13 @@ export const commands: Record<string, CliCommand> = {
     async run(context) {
       const config = configOrExit(context);
       if (config === null) return 1;
+      if (config.databaseUrl !== undefined) {
+        // A PostgreSQL snapshot is a pg_dump archive: PostgreSQL's own tool restores it (docs/operations.md).
+        context.stderr.write(
+          'hal: HAL_DATABASE_URL is set: restore a .dump snapshot with pg_restore --clean --if-exists -d "$HAL_DATABASE_URL" <file>\n',
+        );
+        return 1;
+      }
       const result = await restoreSnapshot({
         dataDir: config.dataDir,
         snapshot: context.args[0] ?? '',
