@@ -14,9 +14,13 @@ const dist = fileURLToPath(new URL('./dist/', import.meta.url));
 async function copyServedAssets(): Promise<void> {
   await fs.copyFile(new URL('../../skill/hal-skill.md', import.meta.url), path.join(dist, 'hal-skill.md'));
   // The whole page-assets folder, so an asset added there (the favicon) ships without touching this file.
-  await fs.cp(fileURLToPath(new URL('./src/pages/assets/', import.meta.url)), path.join(dist, 'assets'), {
-    recursive: true,
-  });
+  await fs.cp(
+    fileURLToPath(new URL('./src/domain/pages/assets/', import.meta.url)),
+    path.join(dist, 'assets'),
+    {
+      recursive: true,
+    },
+  );
   const require = createRequire(import.meta.url);
   const panelBundle = path.join(
     path.dirname(require.resolve('@hal-ai/ui-panel/package.json')),

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { HalError } from '@hal-ai/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/foundation.test-support.js';
-import { requireSqlite } from './db/database.js';
-import { CONTENT_SECURITY_POLICY } from './http/security-headers.js';
+import { requireSqlite } from './platform/db/database.js';
+import { CONTENT_SECURITY_POLICY } from './platform/http/security-headers.js';
 
 let t: TestApp;
 afterEach(async () => {

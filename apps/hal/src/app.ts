@@ -1,31 +1,31 @@
 import { HalError } from '@hal-ai/spec';
 import { Hono, type MiddlewareHandler } from 'hono';
-import { type AgentRoutesDeps, createAgentRoutes } from './agents/agent-routes.js';
 import {
   type ConnectionRouteDeps,
   createConnectionRoutes,
   createOAuthCallbackRoutes,
 } from './ai/connections/connection-routes.js';
+import { createMcpConfigRoutes } from './ai/mcp/mcp-config-routes.js';
 import { createPanelRoutes, type PanelRouteDeps } from './ai/panel-routes.js';
 import { createRoomRoutes, type RoomRouteDeps } from './ai/rooms/room-routes.js';
 import { createShellRoutes } from './ai/shell/index.js';
 import type { ShellService } from './ai/shell/shell-sessions.js';
 import { createSkillRoutes } from './ai/skill-routes.js';
-import type { HalConfig } from './config.js';
-import { defaultBodyLimit } from './http/body-limit.js';
-import { csrfProtection } from './http/csrf.js';
-import type { AppEnv } from './http/env.js';
-import { createErrorHandler, errorResponse } from './http/http-errors.js';
-import { requireRecent } from './http/require-recent.js';
-import { securityHeaders } from './http/security-headers.js';
-import { sessionMiddleware } from './http/session.js';
-import type { Logger } from './logger.js';
-import { createMcpConfigRoutes } from './mcp/mcp-config-routes.js';
-import { createPages } from './pages/index.js';
-import type { PageDeps } from './pages/pages-actions.js';
-import { type AuthRouteDeps, createAuthRoutes } from './routes/auth.js';
-import { createHalRoutes, type HalRouteDeps } from './routes/hal.js';
-import { createHealthRoutes, type HealthDeps } from './routes/health.js';
+import { type AgentRoutesDeps, createAgentRoutes } from './domain/agents/agent-routes.js';
+import { type AuthRouteDeps, createAuthRoutes } from './domain/console-api/auth.js';
+import { createHalRoutes, type HalRouteDeps } from './domain/console-api/hal.js';
+import { createHealthRoutes, type HealthDeps } from './domain/console-api/health.js';
+import { createPages } from './domain/pages/index.js';
+import type { PageDeps } from './domain/pages/pages-actions.js';
+import type { HalConfig } from './platform/config.js';
+import { defaultBodyLimit } from './platform/http/body-limit.js';
+import { csrfProtection } from './platform/http/csrf.js';
+import type { AppEnv } from './platform/http/env.js';
+import { createErrorHandler, errorResponse } from './platform/http/http-errors.js';
+import { requireRecent } from './platform/http/require-recent.js';
+import { securityHeaders } from './platform/http/security-headers.js';
+import { sessionMiddleware } from './platform/http/session.js';
+import type { Logger } from './platform/logger.js';
 
 /**
  * What the whole host uses: the union of what its sub-apps declare. `HalRuntime` satisfies it; a test

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authenticateOperator } from './auth/auth-operators.js';
 import { type CliContext, commands, runCli } from './cli.js';
 import { ENVIRONMENT_VARIABLES } from './cli-environment.js';
-import { openDatabase } from './db/database.js';
+import { authenticateOperator } from './domain/auth/auth-operators.js';
+import { openDatabase } from './platform/db/database.js';
 
 let dataDir: string;
 beforeEach(() => {

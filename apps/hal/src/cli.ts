@@ -3,9 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HalError } from '@hal-ai/spec';
-import { agentCliCommand } from './agents/agent-command.js';
-import { createAuditLog } from './audit/audit-log.js';
-import { createOperator, resetOperatorPassword } from './auth/auth-operators.js';
+import { mcpCliCommand } from './ai/mcp/mcp-command.js';
 import {
   type CliCommand,
   type CliContext,
@@ -14,14 +12,16 @@ import {
   parseCommandArgs,
 } from './cli-command.js';
 import { environmentHelp } from './cli-environment.js';
-import { HAL_VERSION, type HalConfig, loadConfig } from './config.js';
-import { systemClock } from './core/clock.js';
-import { restoreSnapshot } from './core/core-dr-restore.js';
-import { preparePrivateDataDir } from './data-dir.js';
-import { openDatabase } from './db/database.js';
-import { migrateToLatest } from './db/migrate.js';
-import { createLogger } from './logger.js';
-import { mcpCliCommand } from './mcp/mcp-command.js';
+import { agentCliCommand } from './domain/agents/agent-command.js';
+import { createAuditLog } from './domain/audit/audit-log.js';
+import { createOperator, resetOperatorPassword } from './domain/auth/auth-operators.js';
+import { systemClock } from './domain/core/clock.js';
+import { restoreSnapshot } from './domain/core/core-dr-restore.js';
+import { HAL_VERSION, type HalConfig, loadConfig } from './platform/config.js';
+import { preparePrivateDataDir } from './platform/data-dir.js';
+import { openDatabase } from './platform/db/database.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { createLogger } from './platform/logger.js';
 import { databasePath, startServer } from './server.js';
 
 export type { CliCommand, CliContext } from './cli-command.js';

@@ -2,9 +2,6 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { ToolRegistry } from '@hal-ai/tools';
 import type { Kysely } from 'kysely';
-import { createAgentDirectory, type HalAgents } from './agents/agent-directory.js';
-import { createLocalAgent } from './agents/agent-local.js';
-import { createAgentQueue } from './agents/agent-queue.js';
 import { type AiService, createAiService, type RoomConnections } from './ai/ai-service.js';
 import {
   type AppVault,
@@ -15,23 +12,26 @@ import {
 import { createShellService, type ShellService, type ShellServiceSettings } from './ai/shell/index.js';
 import { loadSkill } from './ai/skill.js';
 import { createHalTools, type HalToolContext } from './ai/tools/index.js';
+import { createAppVault } from './ai/vault/index.js';
 import type { HalWebAccess, HalWebAccessDeps } from './ai/web/hal-web-access.js';
-import { createAuditLog } from './audit/audit-log.js';
-import type { AuditLog } from './audit/types.js';
-import type { HalConfig } from './config.js';
-import type { NodeAgent } from './core/agent.js';
-import { type Clock, systemClock } from './core/clock.js';
-import { createHalCore, type HalCore, type HalCoreOptions, LOCAL_SERVER_ID } from './core/hal-core.js';
-import { preparePrivateDataDir } from './data-dir.js';
-import { type OpenDatabase, openDatabase } from './db/database.js';
-import { createDatabaseBackup } from './db/database-backup.js';
-import { openPostgresDatabase } from './db/database-postgres.js';
-import { migrateToLatest } from './db/migrate.js';
-import type { Database } from './db/schema.js';
-import { createThreeStep, type ThreeStep } from './http/three-step.js';
-import { createLogger, type Logger } from './logger.js';
-import type { JobsStatusSource } from './routes/health.js';
-import { createAppVault } from './secrets/index.js';
+import { createAgentDirectory, type HalAgents } from './domain/agents/agent-directory.js';
+import { createLocalAgent } from './domain/agents/agent-local.js';
+import { createAgentQueue } from './domain/agents/agent-queue.js';
+import { createAuditLog } from './domain/audit/audit-log.js';
+import type { AuditLog } from './domain/audit/types.js';
+import type { JobsStatusSource } from './domain/console-api/health.js';
+import type { NodeAgent } from './domain/core/agent.js';
+import { type Clock, systemClock } from './domain/core/clock.js';
+import { createHalCore, type HalCore, type HalCoreOptions, LOCAL_SERVER_ID } from './domain/core/hal-core.js';
+import type { HalConfig } from './platform/config.js';
+import { preparePrivateDataDir } from './platform/data-dir.js';
+import { type OpenDatabase, openDatabase } from './platform/db/database.js';
+import { createDatabaseBackup } from './platform/db/database-backup.js';
+import { openPostgresDatabase } from './platform/db/database-postgres.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import type { Database } from './platform/db/schema.js';
+import { createThreeStep, type ThreeStep } from './platform/http/three-step.js';
+import { createLogger, type Logger } from './platform/logger.js';
 
 /**
  * Every service of one HAL, built once by {@link createHalRuntime}. Nothing is optional: a feature

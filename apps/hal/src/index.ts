@@ -1,34 +1,39 @@
 export type { HalAppDeps } from './app.js';
 export { createApp } from './app.js';
-export type { AuditVerification } from './audit/audit-log.js';
-export { AUDIT_GENESIS_HASH, computeAuditHash, createAuditLog, verifyAuditChain } from './audit/audit-log.js';
-export type { AuditActor, AuditEntry, AuditInput, AuditLog } from './audit/types.js';
+export type { AuditVerification } from './domain/audit/audit-log.js';
+export {
+  AUDIT_GENESIS_HASH,
+  computeAuditHash,
+  createAuditLog,
+  verifyAuditChain,
+} from './domain/audit/audit-log.js';
+export type { AuditActor, AuditEntry, AuditInput, AuditLog } from './domain/audit/types.js';
 export {
   authenticateOperator,
   countOperators,
   createOperator,
   resetOperatorPassword,
-} from './auth/auth-operators.js';
-export { generatePassword, hashPassword, verifyPassword } from './auth/auth-password.js';
-export type { HalConfig } from './config.js';
-export { DEFAULT_CONFIG, HAL_VERSION, loadConfig } from './config.js';
-export type { Clock } from './core/clock.js';
-export { systemClock } from './core/clock.js';
-export type { OpenDatabase } from './db/database.js';
-export { openDatabase } from './db/database.js';
-export { migrateToLatest } from './db/migrate.js';
-export type { Database } from './db/schema.js';
+} from './domain/auth/auth-operators.js';
+export { generatePassword, hashPassword, verifyPassword } from './domain/auth/auth-password.js';
+export type { HealthDeps, HealthReport, JobsStatusSource } from './domain/console-api/health.js';
+export type { Clock } from './domain/core/clock.js';
+export { systemClock } from './domain/core/clock.js';
 export type { HalRuntime, HalRuntimeEdges } from './hal-runtime.js';
 export { createHalRuntime } from './hal-runtime.js';
-export { limitBody } from './http/body-limit.js';
-export { csrfProtection } from './http/csrf.js';
-export type { AppEnv, Operator } from './http/env.js';
-export { requireRecent } from './http/require-recent.js';
-export { sessionMiddleware } from './http/session.js';
-export type { ThreeStep, ThreeStepConfirmation, ThreeStepInput } from './http/three-step.js';
-export { createThreeStep, readConfirmation } from './http/three-step.js';
-export type { Logger, LoggerOptions } from './logger.js';
-export { createLogger } from './logger.js';
-export type { HealthDeps, HealthReport, JobsStatusSource } from './routes/health.js';
+export type { HalConfig } from './platform/config.js';
+export { DEFAULT_CONFIG, HAL_VERSION, loadConfig } from './platform/config.js';
+export type { OpenDatabase } from './platform/db/database.js';
+export { openDatabase } from './platform/db/database.js';
+export { migrateToLatest } from './platform/db/migrate.js';
+export type { Database } from './platform/db/schema.js';
+export { limitBody } from './platform/http/body-limit.js';
+export { csrfProtection } from './platform/http/csrf.js';
+export type { AppEnv, Operator } from './platform/http/env.js';
+export { requireRecent } from './platform/http/require-recent.js';
+export { sessionMiddleware } from './platform/http/session.js';
+export type { ThreeStep, ThreeStepConfirmation, ThreeStepInput } from './platform/http/three-step.js';
+export { createThreeStep, readConfirmation } from './platform/http/three-step.js';
+export type { Logger, LoggerOptions } from './platform/logger.js';
+export { createLogger } from './platform/logger.js';
 export type { RunningServer, StartServerOptions } from './server.js';
 export { startServer } from './server.js';

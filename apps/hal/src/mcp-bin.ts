@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `hal-mcp` bin: the same as `hal mcp`, for MCP client configs that want one executable.
-import { runHalMcp } from './mcp/mcp-command.js';
+import { runHalMcp } from './ai/mcp/mcp-command.js';
 
 const stop = new Promise<string>((resolve) => {
   process.once('SIGINT', () => resolve('SIGINT'));

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from './config.js';
-import { createLogger } from './logger.js';
+import { loadConfig } from './platform/config.js';
+import { createLogger } from './platform/logger.js';
 import { type RunningServer, SHUTDOWN_GRACE_MS, startServer } from './server.js';
 
 let dataDir: string;

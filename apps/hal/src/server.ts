@@ -2,14 +2,14 @@ import type { Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDispatcherFetch, createProxyDispatcher, type ProxyEnvironment } from '@hal-ai/providers';
 import { serve } from '@hono/node-server';
+import { halMcpRunAttachment } from './ai/mcp/mcp-attachment.js';
 import { createHalWebAccess } from './ai/web/hal-web-access.js';
 import { createApp } from './app.js';
-import { countOperators, createOperator } from './auth/auth-operators.js';
-import type { HalConfig } from './config.js';
-import type { Clock } from './core/clock.js';
+import { countOperators, createOperator } from './domain/auth/auth-operators.js';
+import type { Clock } from './domain/core/clock.js';
 import { createHalRuntime, type HalRuntime } from './hal-runtime.js';
-import type { Logger } from './logger.js';
-import { halMcpRunAttachment } from './mcp/mcp-attachment.js';
+import type { HalConfig } from './platform/config.js';
+import type { Logger } from './platform/logger.js';
 
 export { databasePath } from './hal-runtime.js';
 

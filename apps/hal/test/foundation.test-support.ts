@@ -2,16 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hono } from 'hono';
-import { createLocalAgent } from '../src/agents/agent-local.js';
 import { createApp } from '../src/app.js';
-import { createOperator } from '../src/auth/auth-operators.js';
-import { type HalConfig, loadConfig } from '../src/config.js';
-import { LOCAL_SERVER_ID } from '../src/core/hal-core.js';
-import { openDatabase } from '../src/db/database.js';
-import { migrateToLatest } from '../src/db/migrate.js';
+import { createLocalAgent } from '../src/domain/agents/agent-local.js';
+import { createOperator } from '../src/domain/auth/auth-operators.js';
+import { LOCAL_SERVER_ID } from '../src/domain/core/hal-core.js';
 import { createHalRuntime, type HalRuntime } from '../src/hal-runtime.js';
-import type { AppEnv, Operator } from '../src/http/env.js';
-import { createLogger } from '../src/logger.js';
+import { type HalConfig, loadConfig } from '../src/platform/config.js';
+import { openDatabase } from '../src/platform/db/database.js';
+import { migrateToLatest } from '../src/platform/db/migrate.js';
+import type { AppEnv, Operator } from '../src/platform/http/env.js';
+import { createLogger } from '../src/platform/logger.js';
 
 /** A cheap scrypt cost for test operators. */
 export const TEST_SCRYPT_PARAMS = { N: 2 ** 10, r: 8, p: 1 };

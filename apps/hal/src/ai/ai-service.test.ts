@@ -1,7 +1,7 @@
 import { createMemoryRoomStore } from '@hal-ai/rooms';
 import type { CallOptions, Connection, LanguageModel, StreamPart } from '@hal-ai/spec';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../logger.js';
+import { createLogger } from '../platform/logger.js';
 import { type AiService, type AiServiceDeps, createAiService, type RoomConnections } from './ai-service.js';
 
 function connection(id: string, name: string): Connection {

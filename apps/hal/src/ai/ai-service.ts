@@ -20,8 +20,8 @@ import {
   type Room,
 } from '@hal-ai/spec';
 import type { ToolRegistry } from '@hal-ai/tools';
-import type { AuditActor, AuditLog } from '../audit/types.js';
-import type { Logger } from '../logger.js';
+import type { AuditActor, AuditLog } from '../domain/audit/types.js';
+import type { Logger } from '../platform/logger.js';
 import { createKyselyRoomStore, readRoomSequences } from './rooms/kysely-room-store.js';
 import { trackRoomWrites } from './rooms/room-write-log.js';
 import type { SharedRoomEventHub } from './rooms/shared-room-event-hub.js';

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { HalError } from '@hal-ai/spec';
 import { Hono } from 'hono';
 import type { Kysely } from 'kysely';
-import type { Clock } from '../core/clock.js';
-import type { Database } from '../db/schema.js';
-import type { AppEnv } from '../http/env.js';
+import type { Clock } from '../domain/core/clock.js';
+import type { Database } from '../platform/db/schema.js';
+import type { AppEnv } from '../platform/http/env.js';
 
 /** What the panel routes use: the operator preferences table and the clock that stamps them. */
 export interface PanelRouteDeps {

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../http/env.js';
+import type { AppEnv } from '../platform/http/env.js';
 import { loadSkill } from './skill.js';
 
 /** What {@link createSkillRoutes} needs: only a skill reader, which tests may replace. */

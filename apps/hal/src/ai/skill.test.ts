@@ -12,8 +12,8 @@ import {
   JOB_TYPES,
   ReleasesListArgs,
   SERVER_STATES,
-} from '../core/core-schemas.js';
-import { SETTINGS_SCHEMA } from '../core/core-settings.js';
+} from '../domain/core/core-schemas.js';
+import { SETTINGS_SCHEMA } from '../domain/core/core-settings.js';
 import { loadSkill, readSkillFile, SKILL_FILE_NAME, skillCandidates } from './skill.js';
 import { ACTION_STATUS_MEANINGS, HAL_TOOL_NAMES } from './tools/index.js';
 
@@ -62,7 +62,7 @@ function missing(values: readonly string[], mention: (value: string) => string |
 const inBackticks = (value: string) => `\`${value}\``;
 
 describe('skill/hal-skill.md cannot drift from the code', () => {
-  const tables = fs.readFileSync(path.join(srcDir, 'db/tables/core.ts'), 'utf8');
+  const tables = fs.readFileSync(path.join(srcDir, 'platform/db/tables/core.ts'), 'utf8');
   const releaseStates = (
     ReleasesListArgs.entries.state as unknown as { wrapped: { options: readonly string[] } }
   ).wrapped.options;

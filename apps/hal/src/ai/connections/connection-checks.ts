@@ -6,8 +6,8 @@ import {
 } from '@hal-ai/providers';
 import { CLI_DEFAULT_MODEL, type CliStatus, type CliTool, getCliStatus } from '@hal-ai/providers/cli';
 import type { CliCheckView, ConnectionStatus, ErrorInfo, ModelInfo } from '@hal-ai/spec';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../logger.js';
+import type { Clock } from '../../domain/core/clock.js';
+import type { Logger } from '../../platform/logger.js';
 import { type ConnectionCliSettings, cliRunSettings, rowCliTool } from './connection-cli.js';
 import type { ConnectionModels } from './connection-models.js';
 import type { ConnectionSecrets } from './connection-secrets.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestSession } from '../../../test/foundation.test-support.js';
-import { halMcpAttachment } from '../../mcp/mcp-attachment.js';
+import { halMcpAttachment } from '../mcp/mcp-attachment.js';
 import {
   type ConnectionsTestApp,
   createConnectionsTestApp,

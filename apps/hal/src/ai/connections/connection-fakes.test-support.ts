@@ -14,13 +14,13 @@ import {
   type TestSession,
 } from '../../../test/foundation.test-support.js';
 import { createApp } from '../../app.js';
-import { createOperator } from '../../auth/auth-operators.js';
-import { loadConfig } from '../../config.js';
-import { openDatabase } from '../../db/database.js';
-import { migrateToLatest } from '../../db/migrate.js';
+import { createOperator } from '../../domain/auth/auth-operators.js';
 import { createHalRuntime, type HalRuntime } from '../../hal-runtime.js';
-import type { Operator } from '../../http/env.js';
-import { createLogger } from '../../logger.js';
+import { loadConfig } from '../../platform/config.js';
+import { openDatabase } from '../../platform/db/database.js';
+import { migrateToLatest } from '../../platform/db/migrate.js';
+import type { Operator } from '../../platform/http/env.js';
+import { createLogger } from '../../platform/logger.js';
 import type { ConnectionManager, ConnectionServiceOptions } from './connection-service.js';
 
 /** A secret generated for this run (never a key-looking literal in source). */

@@ -16,8 +16,8 @@ import {
   tokensFromOpenRouterKey,
 } from '@hal-ai/providers';
 import { type ConnectionStatus, type ErrorInfo, HalError } from '@hal-ai/spec';
-import type { Clock } from '../../core/clock.js';
-import type { Operator } from '../../http/env.js';
+import type { Clock } from '../../domain/core/clock.js';
+import type { Operator } from '../../platform/http/env.js';
 import { sha256Hex } from '../../platform/platform-hash.js';
 import type { ConnectionSecrets } from './connection-secrets.js';
 import { type ConnectionRow, type ConnectionStore, rowOAuth, storedError } from './connection-store.js';

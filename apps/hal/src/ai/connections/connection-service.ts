@@ -20,13 +20,13 @@ import {
   type ModelInfo,
 } from '@hal-ai/spec';
 import type { Kysely } from 'kysely';
-import type { AuditLog } from '../../audit/types.js';
-import type { HalConfig } from '../../config.js';
-import type { Clock } from '../../core/clock.js';
-import { createIdGenerator } from '../../core/core-support.js';
-import type { Database } from '../../db/schema.js';
-import type { Operator } from '../../http/env.js';
-import type { Logger } from '../../logger.js';
+import type { AuditLog } from '../../domain/audit/types.js';
+import type { Clock } from '../../domain/core/clock.js';
+import { createIdGenerator } from '../../domain/core/core-support.js';
+import type { HalConfig } from '../../platform/config.js';
+import type { Database } from '../../platform/db/schema.js';
+import type { Operator } from '../../platform/http/env.js';
+import type { Logger } from '../../platform/logger.js';
 import { createConnectionChecks } from './connection-checks.js';
 import type { ConnectionCliSettings } from './connection-cli.js';
 import { createConnectionModels } from './connection-models.js';

@@ -1,9 +1,9 @@
 import type { ConnectionOAuthOverrides } from '@hal-ai/providers';
 import { type Connection, type ErrorInfo, HalError, REASONING_LEVELS } from '@hal-ai/spec';
 import type { Kysely, Selectable } from 'kysely';
-import type { Clock } from '../../core/clock.js';
-import type { Database } from '../../db/schema.js';
-import type { AiConnectionsTable, AiOauthStatesTable } from '../../db/tables/ai-connections.js';
+import type { Clock } from '../../domain/core/clock.js';
+import type { Database } from '../../platform/db/schema.js';
+import type { AiConnectionsTable, AiOauthStatesTable } from '../../platform/db/tables/ai-connections.js';
 
 /** One `ai_connections` row: never a secret (those live in the vault). */
 export type ConnectionRow = Selectable<AiConnectionsTable>;

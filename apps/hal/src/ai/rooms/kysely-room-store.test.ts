@@ -6,8 +6,8 @@ import { describeRoomStoreContract } from '@hal-ai/rooms/testing';
 import type { RoomMessage } from '@hal-ai/spec';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../db/database.js';
-import { migrateToLatest } from '../../db/migrate.js';
+import { openDatabase } from '../../platform/db/database.js';
+import { migrateToLatest } from '../../platform/db/migrate.js';
 import { createKyselyRoomStore } from './kysely-room-store.js';
 
 describeRoomStoreContract(

@@ -4,15 +4,15 @@ import { randomUUID } from 'node:crypto';
 import type { ActionRecord, RoomStore, TurnRecord } from '@hal-ai/rooms';
 import { type ErrorInfo, HalError, type Room, type RoomMessage } from '@hal-ai/spec';
 import { type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
-import type { Clock } from '../../core/clock.js';
-import { createQueryCache } from '../../db/compiled-queries.js';
-import type { Database } from '../../db/schema.js';
+import type { Clock } from '../../domain/core/clock.js';
+import { createQueryCache } from '../../platform/db/compiled-queries.js';
+import type { Database } from '../../platform/db/schema.js';
 import type {
   AiActionsTable,
   AiMessagesTable,
   AiRoomsTable,
   AiTurnsTable,
-} from '../../db/tables/ai-rooms.js';
+} from '../../platform/db/tables/ai-rooms.js';
 import { createHistoryCache } from './history-cache.js';
 
 /** The unified room's fixed title (SPEC §3). */

@@ -10,15 +10,15 @@ import {
   TEST_SCRYPT_PARAMS,
   type TestSession,
 } from '../../../test/foundation.test-support.js';
-import { createLocalAgent } from '../../agents/agent-local.js';
 import { createApp } from '../../app.js';
-import { createOperator } from '../../auth/auth-operators.js';
-import { loadConfig } from '../../config.js';
-import { LOCAL_SERVER_ID } from '../../core/hal-core.js';
-import { openDatabase } from '../../db/database.js';
-import { migrateToLatest } from '../../db/migrate.js';
+import { createLocalAgent } from '../../domain/agents/agent-local.js';
+import { createOperator } from '../../domain/auth/auth-operators.js';
+import { LOCAL_SERVER_ID } from '../../domain/core/hal-core.js';
 import { createHalRuntime, type HalRuntime } from '../../hal-runtime.js';
-import { createLogger } from '../../logger.js';
+import { loadConfig } from '../../platform/config.js';
+import { openDatabase } from '../../platform/db/database.js';
+import { migrateToLatest } from '../../platform/db/migrate.js';
+import { createLogger } from '../../platform/logger.js';
 import type { AiService } from '../ai-service.js';
 import type { ConnectionManager } from '../connections/index.js';
 import type { HalWebAccess, HalWebAccessDeps } from '../web/hal-web-access.js';

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AppEnv } from '../../http/env.js';
+import type { AppEnv } from '../../platform/http/env.js';
 import { createRoomTestApp, eventually, type RoomTestApp } from './room-app.test-support.js';
 import { createRoomRoutes } from './room-routes.js';
 import { type Frame, frameReader } from './sse-frames.test-support.js';

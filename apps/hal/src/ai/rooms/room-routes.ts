@@ -2,11 +2,11 @@ import type { PageContext, RoomEventEnvelope } from '@hal-ai/rooms';
 import { SLASH_COMMANDS, toPublicAction } from '@hal-ai/rooms';
 import { HalError, type RoomEvent } from '@hal-ai/spec';
 import { Hono } from 'hono';
-import type { AppEnv } from '../../http/env.js';
-import { eventStream, sseFrame } from '../../http/event-stream.js';
-import { readJsonObject } from '../../http/json-body.js';
-import { type RequireRecentDeps, requireRecent } from '../../http/require-recent.js';
-import { readConfirmation, type ThreeStep } from '../../http/three-step.js';
+import type { AppEnv } from '../../platform/http/env.js';
+import { eventStream, sseFrame } from '../../platform/http/event-stream.js';
+import { readJsonObject } from '../../platform/http/json-body.js';
+import { type RequireRecentDeps, requireRecent } from '../../platform/http/require-recent.js';
+import { readConfirmation, type ThreeStep } from '../../platform/http/three-step.js';
 import type { AiService } from '../ai-service.js';
 
 /** What the room routes use: the AI rooms, and the three steps and re-authentication window approvals pass. */

@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../config.js';
-import { createLogger } from '../../logger.js';
+import { loadConfig } from '../../platform/config.js';
+import { createLogger } from '../../platform/logger.js';
 import { type RunningServer, startServer } from '../../server.js';
 import { eventually } from './room-app.test-support.js';
 

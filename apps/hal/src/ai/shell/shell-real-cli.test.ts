@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { AuditInput } from '../../audit/types.js';
+import type { AuditInput } from '../../domain/audit/types.js';
 import { createShellService, type ShellService } from './shell-sessions.js';
 
 // The real CLIs are dev dependencies of @hal-ai/providers.

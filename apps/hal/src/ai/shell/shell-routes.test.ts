@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TestSession } from '../../../test/foundation.test-support.js';
-import { requireSqlite } from '../../db/database.js';
+import { requireSqlite } from '../../platform/db/database.js';
 import {
   type ConnectionsTestApp,
   createConnectionsTestApp,

@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../../http/env.js';
-import { eventStream, sseFrame } from '../../http/event-stream.js';
-import { readJsonObject } from '../../http/json-body.js';
+import type { AppEnv } from '../../platform/http/env.js';
+import { eventStream, sseFrame } from '../../platform/http/event-stream.js';
+import { readJsonObject } from '../../platform/http/json-body.js';
 import type { ShellEvent, ShellService } from './shell-sessions.js';
 
 /** What {@link createShellRoutes} is built from. */

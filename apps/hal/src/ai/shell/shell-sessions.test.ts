@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { HalError } from '@hal-ai/spec';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditInput } from '../../audit/types.js';
-import type { Operator } from '../../http/env.js';
+import type { AuditInput } from '../../domain/audit/types.js';
+import type { Operator } from '../../platform/http/env.js';
 import { type FakeLoginCli, installFakeLoginCli } from './shell-fake-cli.test-support.js';
 import {
   createShellService,

@@ -3,10 +3,10 @@ import os from 'node:os';
 import { buildCliEnvironment, discoverCli } from '@hal-ai/providers/cli';
 import { HalError } from '@hal-ai/spec';
 import * as pty from 'node-pty';
-import type { AuditActor, AuditInput } from '../../audit/types.js';
-import type { Clock } from '../../core/clock.js';
-import { parseInput } from '../../core/core-support.js';
-import type { Operator } from '../../http/env.js';
+import type { AuditActor, AuditInput } from '../../domain/audit/types.js';
+import type { Clock } from '../../domain/core/clock.js';
+import { parseInput } from '../../domain/core/core-support.js';
+import type { Operator } from '../../platform/http/env.js';
 import {
   SHELL_DEFAULT_SIZE,
   type ShellTool,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../audit/types.js';
-import { makeArtifact } from '../../core/core.test-support.js';
-import { LOCAL_SERVER_ID } from '../../core/hal-core.js';
+import type { AuditEntry } from '../../domain/audit/types.js';
+import { makeArtifact } from '../../domain/core/core.test-support.js';
+import { LOCAL_SERVER_ID } from '../../domain/core/hal-core.js';
 import {
   approvedRelease,
   createToolHarness,

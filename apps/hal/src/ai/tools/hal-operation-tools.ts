@@ -1,14 +1,18 @@
 import { defineTool, type Tool, type ToolArgsSchema } from '@hal-ai/tools';
 import * as v from 'valibot';
-import { ServerIdArgs, SettingsSetArgs } from '../../core/core-schemas.js';
-import { type AnyOperation, impactOf, type OperationResult } from '../../operations/operation-definition.js';
+import { ServerIdArgs, SettingsSetArgs } from '../../domain/core/core-schemas.js';
+import {
+  type AnyOperation,
+  impactOf,
+  type OperationResult,
+} from '../../domain/operations/operation-definition.js';
 import {
   HAL_OPERATIONS,
   isNoFace,
   type NoFace,
   type OperationName,
   type OperationNamed,
-} from '../../operations/operation-registry.js';
+} from '../../domain/operations/operation-registry.js';
 import type { HalToolContext } from './hal-tool-context.js';
 import {
   DR_VERIFIED_MEANINGS,

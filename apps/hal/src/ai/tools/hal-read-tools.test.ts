@@ -1,6 +1,6 @@
 import type { Action } from '@hal-ai/spec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_SERVER_ID } from '../../core/hal-core.js';
+import { LOCAL_SERVER_ID } from '../../domain/core/hal-core.js';
 import { approvedRelease, createToolHarness, jobEnds, type ToolHarness } from './hal-tools.test-support.js';
 
 let h: ToolHarness;

@@ -11,8 +11,8 @@ import {
   ServerMetricsArgs,
   ServersListArgs,
   SettingsGetArgs,
-} from '../../core/core-schemas.js';
-import { PageSchema } from '../../core/core-support.js';
+} from '../../domain/core/core-schemas.js';
+import { PageSchema } from '../../domain/core/core-support.js';
 import type { HalToolContext } from './hal-tool-context.js';
 import {
   ACTION_STATUS_MEANINGS,

@@ -1,7 +1,7 @@
 import type { Action } from '@hal-ai/spec';
-import type { AuditActor, AuditLog } from '../../audit/types.js';
-import type { HalCore } from '../../core/hal-core.js';
-import { type HealthDeps, type HealthReport, readHealth } from '../../routes/health.js';
+import type { AuditActor, AuditLog } from '../../domain/audit/types.js';
+import { type HealthDeps, type HealthReport, readHealth } from '../../domain/console-api/health.js';
+import type { HalCore } from '../../domain/core/hal-core.js';
 import { loadSkill } from '../skill.js';
 import type { HalWebAccess } from '../web/hal-web-access.js';
 

@@ -1,12 +1,17 @@
 import type { ActionStatus } from '@hal-ai/spec';
-import type { INCIDENT_SEVERITIES, JOB_STATES, JOB_TYPES, SERVER_STATES } from '../../core/core-schemas.js';
+import type {
+  INCIDENT_SEVERITIES,
+  JOB_STATES,
+  JOB_TYPES,
+  SERVER_STATES,
+} from '../../domain/core/core-schemas.js';
 import type {
   DrSnapshotsTable,
   EmergencyProceduresTable,
   IncidentsTable,
   MailServicesTable,
   ReleasesTable,
-} from '../../db/tables/core.js';
+} from '../../platform/db/tables/core.js';
 
 /*
  * One line per state, for tool results: a model reads `meanings` next to the data instead of guessing.

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { PageSchema } from '../../core/core-support.js';
+import { PageSchema } from '../../domain/core/core-support.js';
 
 /** `{limit, cursor}` of every list tool: the core's own page schema (default 50, at most 200). */
 export const PageArgs = v.strictObject({ ...PageSchema });

@@ -2,8 +2,8 @@ import fs from 'node:fs/promises';
 import type { Action } from '@hal-ai/spec';
 import { executeTool, type ToolOutcome, type ToolRegistry } from '@hal-ai/tools';
 import { createTestApp, type TestApp, type TestSession } from '../../../test/foundation.test-support.js';
-import { makeArtifact, waitFor } from '../../core/core.test-support.js';
-import type { HalCore } from '../../core/hal-core.js';
+import { makeArtifact, waitFor } from '../../domain/core/core.test-support.js';
+import type { HalCore } from '../../domain/core/hal-core.js';
 import { createHalToolContext, type HalToolActions, type HalToolContext } from './hal-tool-context.js';
 import { createHalTools } from './index.js';
 

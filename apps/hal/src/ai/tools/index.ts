@@ -8,7 +8,7 @@ export {
   JOB_WRITE_CONTROLS,
   JobRevertArgs,
   JobWriteControlArgs,
-} from '../../operations/operation-jobs.js';
+} from '../../domain/operations/operation-jobs.js';
 export {
   ConfigSetArgs,
   createHighTools,

@@ -12,9 +12,9 @@ import {
   type WebFetcherSettings,
   type WebPage,
 } from '@hal-ai/web';
-import type { HalConfig } from '../../config.js';
-import type { HalCore } from '../../core/hal-core.js';
-import type { Logger } from '../../logger.js';
+import type { HalCore } from '../../domain/core/hal-core.js';
+import type { HalConfig } from '../../platform/config.js';
+import type { Logger } from '../../platform/logger.js';
 import { type PanelRouteDeps, readPanelPrefs } from '../panel-routes.js';
 
 /** HAL's web access: the linked pages of operator messages and the `web_fetch` tool, over one fetcher. */

@@ -1,0 +1,231 @@
+import { HalError } from '@hal-ai/spec';
+import { type Context, Hono } from 'hono';
+import { html } from 'hono/html';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { HalConfig } from '../../platform/config.js';
+import { clientAddress } from '../../platform/http/client-address.js';
+import { assertSameOrigin } from '../../platform/http/csrf.js';
+import type { AppEnv } from '../../platform/http/env.js';
+import { readFormFields } from '../../platform/http/form-body.js';
+import {
+  clearSessionCookie,
+  readSessionToken,
+  type SessionDeps,
+  sessionStoreFor,
+  setSessionCookie,
+} from '../../platform/http/session.js';
+import type { AuditLog } from '../audit/types.js';
+import { authenticateOperator, verifyOperatorPassword } from '../auth/auth-operators.js';
+import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
+
+/** What the sign-in routes use: the session store's services, the audit log and the password cost. */
+export interface AuthRouteDeps extends SessionDeps {
+  audit: AuditLog;
+  config: Pick<HalConfig, 'reauthWindowS' | 'trustProxy' | 'passwordHashing'>;
+}
+
+/** Longest username/password accepted (scrypt of a huge input is a cheap denial of service). */
+const MAX_CREDENTIAL_LENGTH = 1024;
+
+function isFormRequest(c: Context): boolean {
+  const type = c.req.header('content-type')?.toLowerCase() ?? '';
+  return type.startsWith('application/x-www-form-urlencoded') || type.startsWith('multipart/form-data');
+}
+
+/**
+ * Only same-site console paths are valid post-login targets (no `//host`, no other prefixes), and only in visible
+ * ASCII: a CR/LF would split the `Location` header (it was a 500), anything else non-printable has no business there.
+ */
+function safeNext(next: unknown): string {
+  if (typeof next !== 'string') return '/ops';
+  if (!/^\/ops(?:[/?#]|$)/.test(next) || next.startsWith('//') || next.includes('\\')) return '/ops';
+  if (/[^\x21-\x7e]/.test(next)) return '/ops';
+  return next;
+}
+
+/**
+ * The sign-in body: JSON, or the login page's urlencoded form — nothing else is read. Multipart in particular is
+ * refused before a byte of it is parsed: the login is open to anyone, and a multipart body may be as large as a
+ * release upload.
+ */
+async function readLoginBody(c: Context): Promise<{ form: boolean; body: Record<string, unknown> }> {
+  const type = c.req.header('content-type')?.toLowerCase() ?? '';
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    return { form: true, body: (await c.req.parseBody()) as Record<string, unknown> };
+  }
+  if (!type.startsWith('application/json')) {
+    throw new HalError('validation_failed', 'Sign in with a JSON body or the login form', {
+      details: { field: 'content-type' },
+    });
+  }
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch (error) {
+    // A body past the size limit stays `413 payload_too_large`; only a body that is not JSON is ours to name.
+    if (HalError.isInstance(error) || !(error instanceof SyntaxError)) throw error;
+    throw new HalError('validation_failed', 'The body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    throw new HalError('validation_failed', 'Expected a JSON object');
+  }
+  return { form: false, body: body as Record<string, unknown> };
+}
+
+function readCredential(value: unknown, name: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_CREDENTIAL_LENGTH) {
+    throw new HalError('validation_failed', `${name} is required`, { details: { field: name } });
+  }
+  return value;
+}
+
+function loginPage(options: { message?: string; next?: string; username?: string }) {
+  return html`<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Sign in · HAL</title>
+  </head>
+  <body>
+    <main>
+      <h1>HAL</h1>
+      <form method="post" action="/ops/login">
+        ${options.message ? html`<p role="alert">${options.message}</p>` : ''}
+        <input type="hidden" name="next" value="${options.next ?? '/ops'}" />
+        <p><label>Username <input name="username" autocomplete="username" required value="${options.username ?? ''}" /></label></p>
+        <p><label>Password <input name="password" type="password" autocomplete="current-password" required /></label></p>
+        <p><button type="submit">Sign in</button></p>
+      </form>
+    </main>
+  </body>
+</html>`;
+}
+
+/**
+ * Sign-in routes: the no-JavaScript login page and `POST /ops/login` (public, Origin-checked),
+ * `POST /ops/logout`, `GET /ops/api/session`, `POST /ops/api/reauth` (behind the session and
+ * CSRF middleware that `createApp` puts in front of `/ops/*`).
+ */
+export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
+  const store = sessionStoreFor(deps);
+  const limiter = createLoginRateLimiter({ db: deps.db, clock: deps.clock });
+  const routes = new Hono<AppEnv>();
+  const iso = (ms: number) => (ms > 0 ? new Date(ms).toISOString() : null);
+
+  routes.get('/ops/login', (c) => c.html(loginPage({ next: safeNext(c.req.query('next')) })));
+
+  routes.post('/ops/login', async (c) => {
+    assertSameOrigin(c, deps.config.trustProxy);
+    const { form, body } = await readLoginBody(c);
+    const next = safeNext(body.next);
+    try {
+      const username = readCredential(body.username, 'username');
+      const password = readCredential(body.password, 'password');
+      const address = clientAddress(c, deps.config.trustProxy);
+      const attempt = await limiter.attempt(username, address);
+      const operator = await authenticateOperator(deps.db, username, password, {
+        passwordParams: deps.config.passwordHashing,
+      });
+      if (operator === null) {
+        const known = await deps.db
+          .selectFrom('operators')
+          .select('id')
+          .where('username', '=', username)
+          .executeTakeFirst();
+        // The typed username is recorded only when it is a real account: a password typed into
+        // the username field must not end up in the audit log.
+        await deps.audit.append({
+          actor: 'system',
+          action: 'auth.login_failed',
+          target: known ? `operator:${known.id}` : null,
+          details: { address, unknownUsername: known === undefined },
+        });
+        throw new HalError('invalid_credentials', 'Wrong username or password');
+      }
+      await attempt.succeeded();
+      // Whatever session the browser held before (possibly planted) ends here.
+      const previous = readSessionToken(c);
+      if (previous !== undefined) {
+        const old = await store.resolve(previous);
+        if (old !== null) await store.close(old.id);
+      }
+      const session = await store.open(operator);
+      setSessionCookie(c, deps, session.token, session.expiresAt);
+      await deps.audit.append({
+        actor: `operator:${operator.id}`,
+        action: 'auth.login',
+        target: `operator:${operator.id}`,
+        details: { address },
+      });
+      if (form) return c.redirect(next, 303);
+      return c.json({
+        operator,
+        csrfToken: session.csrfToken,
+        recentAuthUntil: iso(session.recentAuthUntil),
+      });
+    } catch (error) {
+      if (!form || !HalError.isInstance(error)) throw error;
+      if (error.code === 'rate_limited' && typeof error.details.retryAfterS === 'number') {
+        c.header('Retry-After', String(error.details.retryAfterS));
+      }
+      const username = typeof body?.username === 'string' ? body.username.slice(0, 64) : '';
+      return c.html(
+        loginPage({ message: error.message, next, username }),
+        error.status as ContentfulStatusCode,
+      );
+    }
+  });
+
+  routes.post('/ops/logout', async (c) => {
+    // The console's sign-out form carries its token as a field: check it before anything ends.
+    if (isFormRequest(c)) await readFormFields(c);
+    const operator = c.get('operator');
+    await store.close(c.get('sessionId'));
+    clearSessionCookie(c, deps);
+    await deps.audit.append({
+      actor: `operator:${operator.id}`,
+      action: 'auth.logout',
+      target: `operator:${operator.id}`,
+    });
+    if (isFormRequest(c)) return c.redirect('/ops/login', 303);
+    return c.body(null, 204);
+  });
+
+  routes.get('/ops/api/session', (c) =>
+    c.json({
+      operator: c.get('operator'),
+      csrfToken: c.get('csrfToken'),
+      recentAuthUntil: iso(c.get('recentAuthUntil')),
+    }),
+  );
+
+  routes.post('/ops/api/reauth', async (c) => {
+    const operator = c.get('operator');
+    const body: unknown = await c.req.json();
+    const password = readCredential((body as Record<string, unknown> | null)?.password, 'password');
+    const address = clientAddress(c, deps.config.trustProxy);
+    const attempt = await limiter.attempt(operator.username, address);
+    if (!(await verifyOperatorPassword(deps.db, operator.id, password))) {
+      await deps.audit.append({
+        actor: `operator:${operator.id}`,
+        action: 'auth.reauth_failed',
+        target: `operator:${operator.id}`,
+        details: { address },
+      });
+      throw new HalError('invalid_credentials', 'Wrong password');
+    }
+    await attempt.succeeded();
+    const session = await store.reauthenticate(c.get('sessionId'));
+    if (session === null) throw new HalError('unauthenticated', 'Sign in first');
+    setSessionCookie(c, deps, session.token, session.expiresAt);
+    await deps.audit.append({
+      actor: `operator:${operator.id}`,
+      action: 'auth.reauth',
+      target: `operator:${operator.id}`,
+    });
+    return c.json({ recentAuthUntil: iso(session.recentAuthUntil) });
+  });
+
+  return routes;
+}

@@ -1,0 +1,286 @@
+import type { Context, Hono } from 'hono';
+import type { Child } from 'hono/jsx';
+import type { AppEnv } from '../../platform/http/env.js';
+import { parseInput } from '../core/core-support.js';
+import { type HalCore, runningCore } from '../core/hal-core.js';
+import {
+  type AnyOperation,
+  impactOf,
+  type OperationArgs,
+  type OperationResult,
+} from '../operations/operation-definition.js';
+import {
+  HAL_OPERATIONS,
+  isNoFace,
+  type NoFace,
+  type OperationName,
+  type OperationNamed,
+} from '../operations/operation-registry.js';
+import { ARTIFACT_FIELD, receiveReleaseUpload } from '../operations/release-upload.js';
+import { type PageDeps, pageAction, pageUploadAction, withNotice } from './pages-actions.js';
+import type { Section } from './pages-layout.js';
+import { AgentTokenView } from './pages-views.js';
+
+type Ctx = Context<AppEnv>;
+
+/*
+ * The console form face of every HAL operation: which form fields are its arguments and where the browser goes
+ * afterwards. The guards (`requireRecent` with the re-auth form, the three pages of `threeStep` for high ones),
+ * the schema, the early refusal, the impact and the core call come from the operation's definition — so a form
+ * refuses before step 1 exactly what the JSON route and the AI tool refuse.
+ */
+
+/** One operation behind a POST form under `/ops`. */
+interface OperationForm<N extends OperationName> {
+  path: string;
+  /** The page title (a function of the path parameters where the path names the action). */
+  title: string | ((params: Record<string, string>) => string);
+  section: Section;
+  /** The form fields that are arguments (path parameters are added to them). */
+  fields?(
+    fields: Record<string, string>,
+    core: HalCore,
+  ): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Where the browser goes next (with a notice), or a page to show instead (a token shown once). */
+  done(
+    result: OperationResult<OperationNamed<N>>,
+    args: OperationArgs<OperationNamed<N>>,
+  ): string | { body: Child };
+  /** Fields that carry a secret: never written back into a page (see `PageAction.secretFields`). */
+  secretFields?: string[];
+  /** The multipart release upload instead of a urlencoded form. */
+  upload?: true;
+}
+
+/** Only the named form fields, without empty optional ones (the strict schemas refuse unknown keys). */
+function pick(
+  fields: Record<string, string>,
+  names: string[],
+  optional: string[] = [],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of names) if (fields[name] !== undefined) out[name] = fields[name];
+  for (const name of optional)
+    if (fields[name] !== undefined && fields[name] !== '') out[name] = fields[name];
+  return out;
+}
+
+/** Every operation's console form (or why it has none). */
+export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace } = {
+  'server.create': {
+    path: '/servers',
+    title: 'Register server · 서버 등록',
+    section: '/ops/servers',
+    fields: (fields) => pick(fields, ['name', 'role']),
+    done: ({ server }) => withNotice('/ops/servers', `Registered ${server.name} (pending approval)`),
+  },
+  'server.approve': {
+    path: '/servers/:id/approve',
+    title: 'Approve server · 서버 승인',
+    section: '/ops/servers',
+    done: ({ server }) => withNotice('/ops/servers', `Approved ${server.name}`),
+  },
+  'server.maintenance': {
+    path: '/servers/:id/maintenance',
+    title: 'Maintenance · 점검 모드',
+    section: '/ops/servers',
+    fields: (fields) => ({ on: fields.on === 'true' }),
+    done: ({ server }) => withNotice('/ops/servers', `${server.name} is ${server.state}`),
+  },
+  'server.agent_token': {
+    path: '/servers/:id/agent-token',
+    title: 'Agent token · 에이전트 토큰',
+    section: '/ops/servers',
+    // Shown once; renderPage marks every page `no-store`, so it is not cached either.
+    done: ({ server, token }) => ({
+      body: <AgentTokenView serverName={server.name} serverId={server.id} token={token} />,
+    }),
+  },
+  'server.isolate': {
+    path: '/servers/:id/isolate',
+    title: 'Isolate server · 서버 격리',
+    section: '/ops/servers',
+    fields: (fields) => pick(fields, ['reason']),
+    done: ({ server }) => withNotice('/ops/servers', `Isolated ${server.name}`),
+  },
+  'server.delete': {
+    path: '/servers/:id/delete',
+    title: 'Delete server · 서버 삭제',
+    section: '/ops/servers',
+    done: ({ server }) => withNotice('/ops/servers', `Deleted ${server.name}`),
+  },
+  'release.register': {
+    path: '/releases',
+    title: 'Upload release · 릴리스 업로드',
+    section: '/ops/releases',
+    upload: true,
+    done: ({ release }) => withNotice('/ops/releases', `Registered ${release.module}@${release.version}`),
+  },
+  'release.approve': {
+    path: '/releases/:id/approve',
+    title: 'Approve release · 릴리스 승인',
+    section: '/ops/releases',
+    done: ({ release }) => withNotice('/ops/releases', `Approved ${release.module}@${release.version}`),
+  },
+  'deploy.request': {
+    path: '/deployments',
+    title: 'Deploy · 배포',
+    section: '/ops/releases',
+    fields: (fields) => pick(fields, ['module', 'version', 'serverId'], ['reason']),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Deploy job ${job.id} queued`),
+  },
+  'deploy.rollback': {
+    path: '/deployments/rollback',
+    title: 'Roll back · 롤백',
+    section: '/ops/releases',
+    fields: (fields) => pick(fields, ['module', 'serverId'], ['reason']),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Rollback job ${job.id} queued`),
+  },
+  'deploy.reconcile': {
+    path: '/deployments/reconcile',
+    title: 'Reconcile · 상태 맞추기',
+    section: '/ops/releases',
+    fields: (fields) => pick(fields, [], ['serverId', 'reason']),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Reconcile job ${job.id} queued`),
+  },
+  'module.health': {
+    none: 'the console shows module health on the server page; a check is asked through the JSON API or a model',
+  },
+  'job.control': {
+    path: '/jobs/:id/:action{cancel|retry|resume|stop}',
+    title: (params) => `Job ${params.action ?? ''}`,
+    section: '/ops/jobs',
+    fields: (fields) => pick(fields, [], ['reason']),
+    done: ({ job }, args) =>
+      withNotice(`/ops/jobs/${job.id}`, `${args.action}: job ${job.id} is ${job.state}`),
+  },
+  'job.revert': {
+    path: '/jobs/:id/revert',
+    title: 'Revert deploy · 배포 되돌리기',
+    section: '/ops/jobs',
+    fields: (fields) => pick(fields, [], ['reason']),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Revert job ${job.id} queued`),
+  },
+  'incident.open': {
+    path: '/incidents',
+    title: 'Open incident · 장애 등록',
+    section: '/ops/incidents',
+    fields: (fields) => pick(fields, ['key', 'title', 'severity'], ['detail']),
+    done: ({ incident }) => withNotice('/ops/incidents', `Opened ${incident.key}`),
+  },
+  'incident.resolve': {
+    path: '/incidents/:id/resolve',
+    title: 'Resolve incident · 장애 해결',
+    section: '/ops/incidents',
+    fields: (fields) => pick(fields, ['resolution']),
+    done: ({ incident }) => withNotice('/ops/incidents', `Resolved ${incident.key}`),
+  },
+  'dr.snapshot': {
+    path: '/dr/snapshots',
+    title: 'DR snapshot · DR 스냅샷',
+    section: '/ops',
+    done: () => withNotice('/ops', 'DR snapshot written'),
+  },
+  'settings.set': {
+    path: '/settings',
+    title: 'Set a setting · 설정 변경',
+    section: '/ops/settings',
+    fields: async (fields, core) => {
+      const raw = pick(fields, ['key'], ['serverId']);
+      const { settings } = await core.settings.get({ key: raw.key ?? '' });
+      const definition = settings.find((s) => s.key === raw.key);
+      return {
+        ...raw,
+        value: coerceSetting(definition?.type, fields.unset === 'true' ? null : (fields.value ?? '')),
+      };
+    },
+    done: ({ setting }) => withNotice('/ops/settings', `Set ${setting.key}`),
+  },
+  'settings.secret_set': {
+    path: '/settings/secret',
+    title: 'Set a confidential value · 비밀값 설정',
+    section: '/ops/settings',
+    secretFields: ['value'],
+    fields: (fields) => ({
+      ...pick(fields, ['key'], ['serverId']),
+      value: fields.unset === 'true' ? null : (fields.value ?? ''),
+    }),
+    done: ({ setting }) =>
+      withNotice('/ops/settings', `${setting.key} is ${setting.value === null ? 'not set' : 'set'}`),
+  },
+  'settings.apply': {
+    path: '/settings/apply',
+    title: 'Apply settings · 설정 적용',
+    section: '/ops/settings',
+    fields: (fields) => pick(fields, [], ['serverId']),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Settings apply job ${job.id} queued`),
+  },
+};
+
+/** The type-erased form a registration loop holds (each entry was checked against its operation above). */
+type AnyOperationForm = Omit<OperationForm<OperationName>, 'done'> & {
+  done(result: unknown, args: unknown): string | { body: Child };
+};
+
+/**
+ * Registers every operation's console form as a POST route on `routes` (mounted at `/ops`): the re-auth guard,
+ * the arguments from the form, then for a high operation its early refusal and impact through the three pages
+ * (so an operator never confirms what the core refuses), then the operation's core call.
+ */
+export function registerOperations(routes: Hono<AppEnv>, deps: PageDeps): void {
+  for (const name of Object.keys(OPERATION_FORMS) as OperationName[]) {
+    const face = OPERATION_FORMS[name];
+    if (isNoFace(face)) continue;
+    routes.post(face.path, operationForm(HAL_OPERATIONS[name], face as AnyOperationForm, deps));
+  }
+}
+
+function operationForm(operation: AnyOperation, face: AnyOperationForm, deps: PageDeps) {
+  const core = (): HalCore => runningCore(deps);
+  const actor = (c: Ctx) => `operator:${c.get('operator').id}` as const;
+  const { title } = face;
+  if (face.upload) {
+    return pageUploadAction(deps, {
+      title: typeof title === 'string' ? title : title({}),
+      section: face.section,
+      fileField: ARTIFACT_FIELD,
+      receive: async (c, beforeFile) => {
+        const result = await receiveReleaseUpload(c.req.raw, actor(c), {
+          core: core(),
+          dataDir: deps.config.dataDir,
+          maxBytes: deps.config.uploadLimitBytes,
+          beforeFile,
+        });
+        const outcome = face.done(result, {});
+        return typeof outcome === 'string' ? outcome : face.section;
+      },
+    });
+  }
+  return pageAction<Record<string, unknown>>(deps, {
+    title: typeof title === 'string' ? title : (c) => title(c.req.param()),
+    section: face.section,
+    ...(face.secretFields ? { secretFields: face.secretFields } : {}),
+    parse: async ({ fields }, c) => {
+      const fromFields = face.fields ? await face.fields(fields, core()) : {};
+      return parseInput(operation.args, { ...fromFields, ...c.req.param() }) as Record<string, unknown>;
+    },
+    ...(operation.tier === 'high'
+      ? { describe: (args: Record<string, unknown>) => impactOf(operation, args, core()) }
+      : {}),
+    run: async (args, c) => {
+      if (operation.tier === 'write') await operation.refuse?.(core(), args);
+      return face.done(await operation.execute(core(), actor(c), args), args);
+    },
+  });
+}
+
+/** Form values are text; the setting's declared type says what the core expects. */
+export function coerceSetting(
+  type: string | undefined,
+  value: string | null,
+): string | number | boolean | null {
+  if (value === null) return null;
+  if (type === 'number' && /^-?\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim());
+  if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
