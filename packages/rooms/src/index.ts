@@ -1,5 +1,45 @@
+export type { CompactionInput, DocumentDiffLine, NameOf } from './debate-context.js';
+export {
+  debateContextText,
+  diffDocumentVersions,
+  estimateTokens,
+  roundsToCompact,
+} from './debate-context.js';
+export type { DebateDefaults } from './debate-defaults.js';
+export { DEBATE_DEFAULTS } from './debate-defaults.js';
+export type { DebateNext, EndingInput } from './debate-ending.js';
+export { decideNext, nextAgreementStreak, ROUNDS_TO_CONCLUDE } from './debate-ending.js';
+export type {
+  CreateDebateInput,
+  DebateEngine,
+  DebateEngineSettings,
+  DebateMilestone,
+  DebateWordsInput,
+} from './debate-engine.js';
+export { createDebateEngine, debateSlug } from './debate-engine.js';
+export type { DebateExportInput } from './debate-export.js';
+export {
+  debateToMarkdown,
+  roundLogMarkdown,
+  verdictMarkdown,
+  workingDocumentMarkdown,
+} from './debate-export.js';
+export { createMemoryDebateStore } from './debate-memory-store.js';
+export { MODERATOR_TASKS } from './debate-prompts.js';
+export type {
+  DebateOperatorNote,
+  DebatePatch,
+  DebatePendingRound,
+  DebateRecord,
+  DebateRoundRecord,
+  DebateStore,
+} from './debate-store.js';
+export { toPublicDebate, toPublicRound } from './debate-store.js';
+export type { VerdictResult } from './debate-verdict.js';
+export { debateVerdictSchema, parseVerdict } from './debate-verdict.js';
 export type { Addressing, AddressingParticipant } from './room-addressing.js';
 export { BROADCAST_WORDS, extractMentions, maskCode, parseAddressing } from './room-addressing.js';
+export { budgetNote, isBudgetExhausted, usageTokens } from './room-budget.js';
 export { createRoomEngine } from './room-engine.js';
 export type {
   ActionDescription,
@@ -14,6 +54,9 @@ export type {
   RoomOperator,
   RoomParticipant,
   RoomParticipantSummary,
+  RunningTurn,
+  RunTurnInput,
+  RunTurnOutcome,
   ToolContextRequest,
 } from './room-engine-types.js';
 export type {

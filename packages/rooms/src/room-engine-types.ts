@@ -7,8 +7,11 @@ import type {
   ContentBlock,
   ErrorInfo,
   LanguageModel,
+  PromptMessage,
   ReasoningLevel,
   RoomMessage,
+  TurnStatus,
+  Usage,
 } from '@hal-ai/spec';
 import type { ToolRegistry, ToolSelection } from '@hal-ai/tools';
 import type { RoomEventHub } from './room-events.js';
@@ -146,6 +149,38 @@ export interface ExternalProposalInput {
   conversation?: { roomId: string; connectionId: string; turnId: string | null };
 }
 
+/** Input of {@link RoomEngine.runTurn}: one participant's turn on a prompt the caller wrote. */
+export interface RunTurnInput {
+  roomId: string;
+  connectionId: string;
+  operator: RoomOperator | null;
+  /** Appended to the participant's system prompt, then `messages` (instead of the room's history). */
+  brief: { system: string; messages: PromptMessage[] };
+  /** `false`: no tools are declared (a debate's moderator only writes). Default: the connection's tools. */
+  tools?: false;
+  triggerMessageId?: string | null;
+}
+
+/** How a turn ended (see {@link RoomEngine.runTurn}). */
+export interface RunTurnOutcome {
+  status: TurnStatus;
+  /** The text of the turn's replies, joined by newlines. */
+  text: string;
+  lastMessageId: string | null;
+  capped: boolean;
+  /** The usage the providers reported over the turn's calls (null when none did). */
+  usage: Usage | null;
+}
+
+/** A turn {@link RoomEngine.runTurn} started. */
+export interface RunningTurn {
+  turnId: string;
+  /** Settles (never rejects) when the turn ended. */
+  done: Promise<RunTurnOutcome>;
+  /** Cancels the turn (its call fails as `interrupted`); false when it had already ended. */
+  cancel(): boolean;
+}
+
 /** Output of {@link RoomEngine.describeAction}. */
 export interface ActionDescription {
   action: Action;
@@ -160,6 +195,12 @@ export interface RoomEngine {
    * message. Nothing is stored when the message is refused (addressing, inactive connection, bad command).
    */
   postMessage(input: PostMessageInput): Promise<PostMessageResult>;
+  /**
+   * Starts one turn of a participant on a prompt the caller wrote (the debate's moderator and speakers) in any room:
+   * it streams into the room like any turn, its read tools run, its write/high calls become proposals in that room,
+   * and its usage counts against the room's budget. Throws `connection_inactive` for an inactive participant.
+   */
+  runTurn(input: RunTurnInput): Promise<RunningTurn>;
   /** Executes a proposal exactly once (already authorised by the app) and continues the model asynchronously. */
   approveAction(input: { actionId: string; operator: RoomOperator }): Promise<Action>;
   /** Rejects a proposal; never executes it and never calls a model. */

@@ -11,6 +11,7 @@
  */
 import { type Action, type ContentBlock, HalError, type RoomMessage } from '@hal-ai/spec';
 import { parseAddressing } from './room-addressing.js';
+import { budgetNote, isBudgetExhausted, usageTokens } from './room-budget.js';
 import type {
   PostMessageInput,
   PostMessageResult,
@@ -19,6 +20,7 @@ import type {
   RoomEngineSettings,
   RoomParticipant,
   RoomParticipantSummary,
+  RunTurnInput,
 } from './room-engine-types.js';
 import { createLocalCommands } from './room-local-commands.js';
 import { createSendFirstPost } from './room-post-send-first.js';
@@ -91,6 +93,10 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
           const participant = await settings.resolveParticipant(connectionId);
           const room = await store.getRoom(roomId);
           if (!participant?.active || !room) return;
+          if (isBudgetExhausted(room)) {
+            await writer.appendNote(room.id, budgetNote(room), 'token_budget');
+            return;
+          }
           await startTurn({
             roomId: room.id,
             roomKind: room.kind,
@@ -120,6 +126,10 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     listParticipants: settings.listParticipants,
     limits,
     audit,
+    async recordUsage(roomId, usage) {
+      const tokens = usageTokens(usage);
+      if (tokens > 0) await store.addRoomUsage(roomId, tokens);
+    },
     ...(settings.onTurnError ? { onTurnError: settings.onTurnError } : {}),
     reportError,
   });
@@ -128,6 +138,11 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     listParticipants: settings.listParticipants,
     resolveParticipant: settings.resolveParticipant,
     startRelayedTurn: async (source, { target, sourceMessageId }) => {
+      const room = await store.getRoom(source.roomId);
+      if (room && isBudgetExhausted(room)) {
+        await writer.appendNote(room.id, budgetNote(room), 'token_budget');
+        return { done: Promise.resolve() };
+      }
       const started = await startTurn({
         roomId: source.roomId,
         roomKind: source.roomKind,
@@ -175,7 +190,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
 
   /** The turns a post starts; for the unified room also the participant list it read (shared by the turns). */
   const resolveTargets = async (
-    room: { kind: 'unified' | 'direct'; connectionId: string | null },
+    room: { kind: 'unified' | 'direct' | 'debate'; connectionId: string | null },
     text: string,
   ): Promise<{ targets: RoomParticipant[]; participants?: RoomParticipantSummary[] }> => {
     if (room.kind === 'direct') {
@@ -241,6 +256,12 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
 
   const postMessage = async (input: PostMessageInput): Promise<PostMessageResult> => {
     const room = await requireRoom(input.roomId);
+    if (room.kind === 'debate') {
+      throw new HalError(
+        'validation_failed',
+        'A debate room is driven by its controls (inject, redirect, answer, pause, resume, stop)',
+      );
+    }
     const parsed: ParsedSlashCommand | undefined = parseSlashCommand(input.text);
     const command = parsed ? expandSlashCommand(parsed, { roomKind: room.kind }) : undefined;
     const commandBlock: ContentBlock[] =
@@ -276,6 +297,12 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
 
     // Addressing is checked before anything is stored: a refused message leaves no trace.
     const { targets, participants } = await resolveTargets(room, input.text);
+    // A spent budget is a hard stop: the operator's words are kept, and HAL says why nobody answers.
+    if (isBudgetExhausted(room)) {
+      const message = await writer.appendMessage(operatorMessage);
+      const note = await writer.appendNote(room.id, budgetNote(room), 'token_budget');
+      return { message, turns: [], note };
+    }
     const requestsFor = (triggerMessageId: string | null): TurnRequest[] =>
       targets.map((participant) => ({
         roomId: room.id,
@@ -339,8 +366,33 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     return { turns: stale.length, messages: messages.length, actions: executing.length };
   };
 
+  const runTurn = async (input: RunTurnInput) => {
+    const room = await requireRoom(input.roomId);
+    const participant = await settings.resolveParticipant(input.connectionId);
+    if (!participant?.active) throw new HalError('connection_inactive', `Not active: ${input.connectionId}`);
+    const started = await startTurn({
+      roomId: room.id,
+      roomKind: room.kind,
+      participant:
+        input.tools === false ? { ...participant, toolSelection: { preset: 'none' } } : participant,
+      operator: input.operator,
+      page: null,
+      relayDepth: 0,
+      relayedFrom: null,
+      relayedBy: null,
+      triggerMessageId: input.triggerMessageId ?? null,
+      brief: input.brief,
+    });
+    return {
+      turnId: started.turnId,
+      done: started.done,
+      cancel: () => turns.abortWhere((entry) => entry.turnId === started.turnId) > 0,
+    };
+  };
+
   return {
     postMessage,
+    runTurn,
     approveAction: (input) => proposals.approve(input),
     rejectAction: (input) => proposals.reject(input),
     createExternalProposal: (input) => proposals.createExternal(input),

@@ -16,7 +16,7 @@ import { SLASH_COMMANDS } from './room-slash-commands.js';
 /** The room a command runs in. */
 export interface CommandRoom {
   id: string;
-  kind: 'unified' | 'direct';
+  kind: 'unified' | 'direct' | 'debate';
   connectionId: string | null;
 }
 

@@ -47,6 +47,8 @@ export function createMemoryRoomStore(settings: MemoryRoomStoreSettings = {}): R
     fixed: room.fixed,
     connectionId: room.connectionId,
     position: room.position,
+    tokenBudget: room.tokenBudget,
+    tokensUsed: room.tokensUsed,
   });
   const requireRoom = (roomId: string): StoredRoom => {
     const room = rooms.get(roomId);
@@ -72,6 +74,8 @@ export function createMemoryRoomStore(settings: MemoryRoomStoreSettings = {}): R
         fixed: true,
         connectionId: null,
         position: 0,
+        tokenBudget: null,
+        tokensUsed: 0,
         customTitle: null,
         connectionName: null,
       };
@@ -92,10 +96,39 @@ export function createMemoryRoomStore(settings: MemoryRoomStoreSettings = {}): R
         fixed: false,
         connectionId: connection.id,
         position,
+        tokenBudget: null,
+        tokensUsed: 0,
         customTitle: null,
         connectionName: connection.name,
       };
       rooms.set(room.id, room);
+      return publicRoom(room);
+    },
+    async createDebateRoom(input) {
+      const position = Math.max(0, ...[...rooms.values()].map((room) => room.position)) + 1;
+      const room: StoredRoom = {
+        id: newRoomId(),
+        kind: 'debate',
+        title: input.title,
+        fixed: false,
+        connectionId: null,
+        position,
+        tokenBudget: input.tokenBudget,
+        tokensUsed: 0,
+        customTitle: null,
+        connectionName: null,
+      };
+      rooms.set(room.id, room);
+      return publicRoom(room);
+    },
+    async addRoomUsage(roomId, tokens) {
+      const room = requireRoom(roomId);
+      room.tokensUsed += Math.max(0, Math.floor(tokens));
+      return publicRoom(room);
+    },
+    async setRoomBudget(roomId, tokenBudget) {
+      const room = requireRoom(roomId);
+      room.tokenBudget = tokenBudget;
       return publicRoom(room);
     },
     async findDirectRoom(connectionId) {
@@ -106,6 +139,11 @@ export function createMemoryRoomStore(settings: MemoryRoomStoreSettings = {}): R
       const room = requireRoom(roomId);
       if (room.fixed) throw new HalError('room_fixed', 'The unified room cannot be renamed');
       const trimmed = title?.trim() ?? '';
+      if (room.kind === 'debate') {
+        // A debate room has no connection name to fall back to: a blank title keeps the current one.
+        if (trimmed.length > 0) room.title = trimmed;
+        return publicRoom(room);
+      }
       room.customTitle = trimmed.length > 0 ? trimmed : null;
       return publicRoom(room);
     },

@@ -221,7 +221,7 @@ function restAfter(rawArgs: string, skip: number): string {
  */
 export function expandSlashCommand(
   parsed: ParsedSlashCommand,
-  options: { roomKind: 'unified' | 'direct' },
+  options: { roomKind: 'unified' | 'direct' | 'debate' },
 ): ExpandedSlashCommand {
   const definition = SLASH_COMMANDS.find((candidate) => candidate.name === parsed.command);
   if (!definition) {

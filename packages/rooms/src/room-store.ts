@@ -123,6 +123,12 @@ export interface RoomStore {
   findDirectRoom(connectionId: string): Promise<Room | undefined>;
   /** Renames a direct room; `null` or blank restores the connection name. The unified room answers `room_fixed`. */
   renameRoom(roomId: string, title: string | null): Promise<Room>;
+  /** Creates a debate room (kind `debate`, after the existing rooms) with its token budget. */
+  createDebateRoom(input: { title: string; tokenBudget: number | null }): Promise<Room>;
+  /** Adds provider-reported tokens to a room's `tokensUsed` atomically; returns the room. */
+  addRoomUsage(roomId: string, tokens: number): Promise<Room>;
+  /** Sets (or, with `null`, removes) a room's token budget; returns the room. */
+  setRoomBudget(roomId: string, tokenBudget: number | null): Promise<Room>;
   /** Deletes a direct room and everything in it (the connection was deleted). */
   deleteDirectRoom(connectionId: string): Promise<void>;
 

@@ -5,7 +5,15 @@
  * up to the turn's tool-call limit), proposals (the turn ends `awaiting_approval`), or an error. The turn ends with
  * a {@link TurnOutcome}; what follows (relay, a debate's next speaker…) is the caller's business.
  */
-import { HalError, type LanguageModel, type RoomMessage, type TurnStatus } from '@hal-ai/spec';
+import {
+  HalError,
+  type LanguageModel,
+  type PromptMessage,
+  type Room,
+  type RoomMessage,
+  type TurnStatus,
+  type Usage,
+} from '@hal-ai/spec';
 import type { ToolRegistry } from '@hal-ai/tools';
 import type {
   MaybePromise,
@@ -32,7 +40,7 @@ import type { RoomWriter } from './room-writer.js';
 /** What a turn is started with. */
 export interface TurnRequest {
   roomId: string;
-  roomKind: 'unified' | 'direct';
+  roomKind: Room['kind'];
   participant: RoomParticipant;
   operator: RoomOperator | null;
   page: PageContext | string | null;
@@ -57,6 +65,11 @@ export interface TurnRequest {
    * a trace, its request cancelled); `sent` is called once the request is on its way (or the turn ended first).
    */
   early?: { rowsStored: Promise<unknown>; sent(): void };
+  /**
+   * A prompt the caller wrote instead of the room's history (a debate's moderator and speakers): the system prompt
+   * is `system` after the skill and identity, then `messages`; the turn's own replies and tool results follow.
+   */
+  brief?: { system: string; messages: PromptMessage[] };
 }
 
 /** The post's rows could not be stored: its early turns end without a trace. */
@@ -71,6 +84,8 @@ export interface TurnOutcome {
   lastMessageId: string | null;
   /** The turn stopped at its tool-call limit. */
   capped: boolean;
+  /** The usage its providers reported, summed over the turn's model calls (null when none reported any). */
+  usage: Usage | null;
 }
 
 /** A turn that has been started. */
@@ -92,6 +107,8 @@ export interface TurnsSettings<C> {
   listParticipants(): MaybePromise<RoomParticipantSummary[]>;
   limits: { toolCallsPerTurn: number; historyMessages: number; maxOutputTokens?: number };
   audit(entry: RoomAuditEntry): Promise<void>;
+  /** Adds one model call's reported usage to its room's count (the room's token budget). */
+  recordUsage(roomId: string, usage: Usage): Promise<void>;
   onTurnError?(connectionId: string, error: NonNullable<ModelStreamOutcome['error']>): MaybePromise<void>;
   reportError(error: unknown): void;
 }
@@ -103,7 +120,7 @@ export interface Turns {
   /** Starts a turn; `stored` is its record when the caller already stored it (a post stores its turns first). */
   start(request: TurnRequest, stored?: TurnRecord): Promise<StartedTurn>;
   /** Cancels the running turns that match; returns how many. */
-  abortWhere(predicate: (turn: { connectionId: string; roomId: string }) => boolean): number;
+  abortWhere(predicate: (turn: { turnId: string; connectionId: string; roomId: string }) => boolean): number;
 }
 
 /** System prompts kept for reuse: one per model and room, roughly (and per page the operator is on). */
@@ -129,10 +146,23 @@ function createSystemPrompts(skill: string) {
   };
 }
 
+/** Two usages added field by field (a field either reported stays; absent in both stays absent). */
+function sumUsage(total: Usage | null, next: Usage): Usage {
+  const sum: Usage = { ...(total ?? {}) };
+  for (const key of Object.keys(next) as Array<keyof Usage>) {
+    const value = next[key];
+    if (typeof value === 'number') sum[key] = (sum[key] ?? 0) + value;
+  }
+  return sum;
+}
+
 /** Creates the turns of an engine. */
 export function createTurns<C>(settings: TurnsSettings<C>): Turns {
   const { store, writer, registry, limits } = settings;
-  const running = new Map<string, { controller: AbortController; connectionId: string; roomId: string }>();
+  const running = new Map<
+    string,
+    { controller: AbortController; turnId: string; connectionId: string; roomId: string }
+  >();
   const systemPrompt = createSystemPrompts(settings.skill);
 
   /** One model call of a turn: a failed or refused call is an outcome with its error, never a throw. */
@@ -226,12 +256,21 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
     const read = createTurnRead();
     const turnText: string[] = [];
     let lastMessageId: string | null = null;
+    let usage: Usage | null = null;
+    // The turn's own messages: what follows a brief in the prompt of its later calls.
+    const own: RoomMessage[] = [];
     const outcome = (status: TurnStatus, capped = false): TurnOutcome => ({
       status,
       text: turnText.join('\n'),
       lastMessageId,
       capped,
+      usage,
     });
+    const addUsage = async (reported: Usage | null) => {
+      if (!reported) return;
+      usage = sumUsage(usage, reported);
+      await settings.recordUsage(request.roomId, reported);
+    };
     try {
       const participants =
         request.roomKind === 'unified' ? (request.participants ?? (await settings.listParticipants())) : [];
@@ -249,19 +288,32 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
         page: request.page,
         relayedBy: request.relayedBy,
       });
+      const brief = request.brief;
       let sharedHistory = request.history;
       for (let step = 0; ; step += 1) {
         if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
-        const history = sharedHistory
-          ? await sharedHistory()
-          : await store.listMessages(request.roomId, { limit: limits.historyMessages });
+        const history = brief
+          ? own
+          : sharedHistory
+            ? await sharedHistory()
+            : await store.listMessages(request.roomId, { limit: limits.historyMessages });
         // Later calls of this turn (after its read tools ran) need the room as it is then.
         sharedHistory = undefined;
         read.addHistory(history);
-        const prompt = [
-          { role: 'system' as const, content: system },
-          ...buildHistory(history, { selfId: participant.id, nameOf: (id) => names.get(id) ?? id }),
-        ];
+        const conversation = buildHistory(history, {
+          selfId: participant.id,
+          nameOf: (id) => names.get(id) ?? id,
+        });
+        // After a brief, the turn's own messages follow it directly (the brief already opened the conversation).
+        const ownConversation =
+          conversation[0]?.role === 'user' && own[0]?.role !== 'user' ? conversation.slice(1) : conversation;
+        const prompt = brief
+          ? [
+              { role: 'system' as const, content: `${system}\n\n${brief.system}` },
+              ...brief.messages,
+              ...(own.length > 0 ? ownConversation : []),
+            ]
+          : [{ role: 'system' as const, content: system }, ...conversation];
         const placeholderRow = {
           roomId: request.roomId,
           role: 'assistant',
@@ -295,6 +347,7 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
             }
           : {};
         const reply = await callModel(turn, request, prompt, placeholder.id, step, signal, hooks);
+        await addUsage(reply.usage);
         if (reply.error) return outcome(await endFailed(turn, request, placeholder.id, reply, signal));
 
         const text = textOf(reply.blocks);
@@ -323,8 +376,9 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
           error: null,
         });
         writer.publish(request.roomId, { type: 'message', message });
+        own.push(message);
         if (calls.results.length > 0) {
-          await writer.appendMessage({
+          const results = await writer.appendMessage({
             roomId: request.roomId,
             role: 'tool',
             connectionId: participant.id,
@@ -336,6 +390,7 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
             relayedFrom: request.relayedFrom,
             usage: null,
           });
+          own.push(results);
         }
         // Proposals are announced after the message that shows their card.
         for (const action of calls.proposals) writer.announceAction(action);
@@ -396,7 +451,12 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
     async start(request, stored) {
       const turn = stored ?? (await writer.createTurn(newRecord(request)));
       const controller = new AbortController();
-      running.set(turn.id, { controller, connectionId: turn.connectionId, roomId: turn.roomId });
+      running.set(turn.id, {
+        controller,
+        turnId: turn.id,
+        connectionId: turn.connectionId,
+        roomId: turn.roomId,
+      });
       const done = run(turn, request, controller.signal).finally(() => running.delete(turn.id));
       return { turnId: turn.id, connectionId: turn.connectionId, done };
     },

@@ -59,6 +59,8 @@ describe('HalError', () => {
       'provider_bad_response',
       'provider_unavailable',
       'interrupted',
+      'debate_not_running',
+      'debate_invalid',
       'web_blocked',
       'web_timeout',
       'web_too_large',
@@ -69,6 +71,8 @@ describe('HalError', () => {
     expect(HAL_ERROR_STATUS.connection_inactive).toBe(409);
     expect(HAL_ERROR_STATUS.rate_limited).toBe(429);
     expect(HAL_ERROR_STATUS.web_blocked).toBe(400);
+    expect(HAL_ERROR_STATUS.debate_not_running).toBe(409);
+    expect(HAL_ERROR_STATUS.debate_invalid).toBe(400);
     expect(HAL_ERROR_STATUS.taint_confirmation_required).toBe(409);
   });
 });

@@ -25,6 +25,10 @@ export const HAL_ERROR_STATUS = {
   action_not_pending: 409,
   shell_limit: 409,
   shell_not_found: 404,
+  /** A debate control that does not fit the debate's state (e.g. `answer` while it is not waiting). */
+  debate_not_running: 409,
+  /** A debate that cannot be started: the moderator among the debaters, fewer than two, an inactive connection. */
+  debate_invalid: 400,
   secret_not_allowed: 400,
   oauth_state_invalid: 400,
   checksum_mismatch: 400,

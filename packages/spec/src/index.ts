@@ -1,3 +1,12 @@
+export type {
+  Debate,
+  DebateAgreementLevel,
+  DebateDecision,
+  DebateDocumentVersion,
+  DebateRound,
+  DebateStatus,
+  DebateVerdict,
+} from './debates.js';
 export type { ErrorInfo, HalErrorCode, HalErrorOptions } from './errors.js';
 export { HAL_ERROR_CODES, HAL_ERROR_STATUS, HalError } from './errors.js';
 export type {

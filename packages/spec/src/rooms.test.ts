@@ -3,6 +3,7 @@ import {
   type Action,
   type ActionStatus,
   type ContentBlock,
+  type Debate,
   type ErrorInfo,
   type RoomEvent,
   type RoomMessage,
@@ -17,7 +18,8 @@ import {
 
 describe('room shapes (type level)', () => {
   it('room events are discriminated by the SSE event names', () => {
-    expectTypeOf<RoomEvent['type']>().toEqualTypeOf<'message' | 'delta' | 'turn' | 'action'>();
+    expectTypeOf<RoomEvent['type']>().toEqualTypeOf<'message' | 'delta' | 'turn' | 'action' | 'debate'>();
+    expectTypeOf<Extract<RoomEvent, { type: 'debate' }>['debate']>().toEqualTypeOf<Debate>();
     expectTypeOf<Extract<RoomEvent, { type: 'message' }>['message']>().toEqualTypeOf<RoomMessage>();
     expectTypeOf<Extract<RoomEvent, { type: 'action' }>['action']>().toEqualTypeOf<Action>();
     expectTypeOf<Extract<RoomEvent, { type: 'delta' }>>().toEqualTypeOf<{

@@ -1,3 +1,4 @@
+import type { Debate } from './debates.js';
 import type { ErrorInfo } from './errors.js';
 import type { ReasoningLevel, ReasoningPart, TextPart, ToolCallPart, Usage } from './language-model.js';
 import type { ToolPreset, ToolRisk } from './tools.js';
@@ -67,11 +68,16 @@ export type MessageStatus = 'streaming' | 'complete' | 'incomplete' | 'failed';
 /** A room as the HTTP API shows it. */
 export interface Room {
   id: string;
-  kind: 'unified' | 'direct';
+  /** `debate`: a debate room (SPEC §9), a tab after the direct rooms. */
+  kind: 'unified' | 'direct' | 'debate';
   title: string;
   fixed: boolean;
   connectionId: string | null;
   position: number;
+  /** Tokens this room may spend (provider-reported usage); `null`: no budget. Once reached, no new turn starts. */
+  tokenBudget: number | null;
+  /** Tokens the providers reported for this room's model calls so far. */
+  tokensUsed: number;
 }
 
 /** A stored room message (SPEC §14). */
@@ -131,7 +137,9 @@ export type RoomEvent =
   | { type: 'message'; message: RoomMessage }
   | { type: 'delta'; messageId: string; connectionId: string; text: string }
   | { type: 'turn'; turnId: string; connectionId: string; status: TurnStatus }
-  | { type: 'action'; action: Action };
+  | { type: 'action'; action: Action }
+  /** A debate room's debate changed (status, round, document, verdict…). */
+  | { type: 'debate'; debate: Debate };
 
 /** Providers an operator can connect. */
 export type ProviderId = 'anthropic' | 'openai' | 'gemini' | 'openrouter' | 'other' | 'local-cli';

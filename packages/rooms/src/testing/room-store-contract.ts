@@ -126,6 +126,26 @@ export function describeRoomStoreContract(
     );
 
     it(
+      "creates debate rooms after the others and counts a room's token usage against its budget",
+      withStore(async (store) => {
+        await store.ensureUnifiedRoom();
+        await store.ensureDirectRoom({ id: 'c1', name: 'Claude' });
+        const debate = await store.createDebateRoom({ title: 'Tabs or spaces', tokenBudget: 1000 });
+        expect(debate).toMatchObject({ kind: 'debate', fixed: false, connectionId: null, tokenBudget: 1000 });
+        expect(debate.tokensUsed).toBe(0);
+        expect((await store.listRooms()).map((room) => room.kind)).toEqual(['unified', 'direct', 'debate']);
+        await Promise.all([store.addRoomUsage(debate.id, 300), store.addRoomUsage(debate.id, 450)]);
+        expect((await store.getRoom(debate.id))?.tokensUsed).toBe(750);
+        expect((await store.setRoomBudget(debate.id, null)).tokenBudget).toBeNull();
+        const direct = await store.findDirectRoom('c1');
+        expect(direct).toMatchObject({ tokenBudget: null, tokensUsed: 0 });
+        expect((await store.setRoomBudget(direct?.id ?? '', 50)).tokenBudget).toBe(50);
+        expect((await store.renameRoom(debate.id, ' Indentation ')).title).toBe('Indentation');
+        await expect(store.addRoomUsage('missing', 1)).rejects.toMatchObject({ code: 'not_found' });
+      }),
+    );
+
+    it(
       'assigns per-room increasing seq atomically, lists after a seq and keeps counting after a clear',
       withStore(async (store) => {
         const a = await store.ensureUnifiedRoom();

@@ -31,6 +31,8 @@ function toRoom(row: Selectable<AiRoomsTable>): Room {
     fixed: row.kind === 'unified',
     connectionId: row.connection_id,
     position: row.position,
+    tokenBudget: row.token_budget,
+    tokensUsed: Number(row.tokens_used),
   };
 }
 
@@ -178,6 +180,14 @@ export function createKyselyRoomStore(
     if (!row) throw new HalError('not_found', `No message ${messageId}`);
     return toMessage(row);
   };
+  /** A new room goes after every existing one. */
+  const nextPosition = async (trx: Executor) => {
+    const max = await trx
+      .selectFrom('ai_rooms')
+      .select((eb) => eb.fn.max('position').as('position'))
+      .executeTakeFirst();
+    return Math.max(0, Number(max?.position ?? 0)) + 1;
+  };
   const isUniqueViolation = (error: unknown) =>
     error instanceof Error && /UNIQUE constraint|PRIMARY KEY/i.test(error.message);
 
@@ -208,6 +218,7 @@ export function createKyselyRoomStore(
           position: 0,
           last_seq: 0,
           created_at: nowIso(),
+          token_budget: null,
         })
         .onConflict((conflict) => conflict.doNothing())
         .execute();
@@ -235,23 +246,60 @@ export function createKyselyRoomStore(
           }
           return toRoom({ ...existing, connection_name: connection.name });
         }
-        const max = await trx
-          .selectFrom('ai_rooms')
-          .select((eb) => eb.fn.max('position').as('position'))
-          .executeTakeFirst();
         const row = {
           id: newRoomId(),
           kind: 'direct' as const,
           connection_id: connection.id,
           connection_name: connection.name,
           custom_title: null,
-          position: Math.max(0, Number(max?.position ?? 0)) + 1,
+          position: await nextPosition(trx),
           last_seq: 0,
           created_at: nowIso(),
+          token_budget: null,
+          tokens_used: 0,
         };
         await trx.insertInto('ai_rooms').values(row).execute();
         return toRoom(row);
       });
+    },
+    async createDebateRoom(input) {
+      return db.transaction().execute(async (trx) => {
+        const row = {
+          id: newRoomId(),
+          kind: 'debate' as const,
+          connection_id: null,
+          connection_name: null,
+          // A debate room's title is its own (there is no connection name to fall back to).
+          custom_title: input.title,
+          position: await nextPosition(trx),
+          last_seq: 0,
+          created_at: nowIso(),
+          token_budget: input.tokenBudget,
+          tokens_used: 0,
+        };
+        await trx.insertInto('ai_rooms').values(row).execute();
+        return toRoom(row);
+      });
+    },
+    async addRoomUsage(roomId, tokens) {
+      const [row] = await db
+        .updateTable('ai_rooms')
+        .set({ tokens_used: sql`tokens_used + ${Math.max(0, Math.floor(tokens))}` })
+        .where('id', '=', roomId)
+        .returningAll()
+        .execute();
+      if (!row) throw new HalError('not_found', `No room ${roomId}`);
+      return toRoom(row);
+    },
+    async setRoomBudget(roomId, tokenBudget) {
+      const [row] = await db
+        .updateTable('ai_rooms')
+        .set({ token_budget: tokenBudget })
+        .where('id', '=', roomId)
+        .returningAll()
+        .execute();
+      if (!row) throw new HalError('not_found', `No room ${roomId}`);
+      return toRoom(row);
     },
     async findDirectRoom(connectionId) {
       const row = await db
@@ -265,7 +313,8 @@ export function createKyselyRoomStore(
       const row = await requireRoom(db, roomId);
       if (row.kind === 'unified') throw new HalError('room_fixed', 'The unified room cannot be renamed');
       const trimmed = title?.trim() ?? '';
-      const custom = trimmed.length > 0 ? trimmed : null;
+      // A debate room has no connection name to fall back to: a blank title keeps its title.
+      const custom = trimmed.length > 0 ? trimmed : row.kind === 'debate' ? row.custom_title : null;
       await db.updateTable('ai_rooms').set({ custom_title: custom }).where('id', '=', roomId).execute();
       return toRoom({ ...row, custom_title: custom });
     },

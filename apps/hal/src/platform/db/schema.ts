@@ -1,4 +1,5 @@
 import type { AiConnectionTables } from './tables/ai-connections.js';
+import type { AiDebateTables } from './tables/ai-debates.js';
 import type { AiRoomsTables } from './tables/ai-rooms.js';
 import type { CoreTables } from './tables/core.js';
 import type { FoundationTables } from './tables/foundation.js';
@@ -10,4 +11,5 @@ export interface Database
     CoreTables,
     VaultTables,
     AiRoomsTables,
-    AiConnectionTables {}
+    AiConnectionTables,
+    AiDebateTables {}

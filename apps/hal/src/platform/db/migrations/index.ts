@@ -8,6 +8,8 @@ import * as loginCounters from './0006-login-counters.js';
 import * as aiCliCheckMcpGrants from './0007-ai-cli-check-mcp-grants.js';
 import * as aiActionTainted from './0008-ai-action-tainted.js';
 import * as aiConnectionReasoning from './0009-ai-connection-reasoning.js';
+import * as aiRoomDebateBudget from './0010-ai-room-debate-budget.js';
+import * as aiDebates from './0011-ai-debates.js';
 
 /**
  * Every migration, in order. A static provider (no directory scanning) so the bundled `hal`
@@ -24,6 +26,8 @@ const migrations: Record<string, Migration> = {
   '0007-ai-cli-check-mcp-grants': aiCliCheckMcpGrants,
   '0008-ai-action-tainted': aiActionTainted,
   '0009-ai-connection-reasoning': aiConnectionReasoning,
+  '0010-ai-room-debate-budget': aiRoomDebateBudget,
+  '0011-ai-debates': aiDebates,
 };
 
 /** The migration provider `hal db migrate` and start-up use. */

@@ -1,7 +1,9 @@
-/** `ai_rooms`: the unified room and one direct room per connection. */
+import type { Generated } from 'kysely';
+
+/** `ai_rooms`: the unified room, one direct room per connection, and the debate rooms. */
 export interface AiRoomsTable {
   id: string;
-  kind: 'unified' | 'direct';
+  kind: 'unified' | 'direct' | 'debate';
   /** Null for the unified room. Unique, so a connection never gets two rooms. */
   connection_id: string | null;
   /** The connection's name as last seen: the title unless the operator renamed the room. */
@@ -12,6 +14,10 @@ export interface AiRoomsTable {
   /** The last `seq` handed out in this room (messages and action changes share it). */
   last_seq: number;
   created_at: string;
+  /** Tokens the room may spend (provider-reported); null: no budget. */
+  token_budget: number | null;
+  /** Tokens the providers reported for this room's model calls. */
+  tokens_used: Generated<number>;
 }
 
 /** `ai_messages`: room messages; JSON columns hold content blocks, error and usage. */
