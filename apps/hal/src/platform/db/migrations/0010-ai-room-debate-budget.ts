@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { migrationDialect } from './migration-dialect.js';
 
 /**
  * Debate rooms and room token budgets (SPEC §9, issue #18): `ai_rooms.kind` also takes `debate`, and every room
@@ -10,12 +11,13 @@ import { type Kysely, sql } from 'kysely';
  * check, foreign keys on), which keeps every message, turn and action row that references a room.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
-  await db.schema.alterTable('ai_rooms').addColumn('token_budget', 'integer').execute();
+  const dialect = migrationDialect(db);
+  await db.schema.alterTable('ai_rooms').addColumn('token_budget', dialect.integer).execute();
   await db.schema
     .alterTable('ai_rooms')
-    .addColumn('tokens_used', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('tokens_used', dialect.integer, (column) => column.notNull().defaultTo(0))
     .execute();
-  if (await isPostgres(db)) {
+  if (dialect.postgres) {
     await sql`alter table ai_rooms drop constraint if exists ai_rooms_kind_check`.execute(db);
     await sql`alter table ai_rooms add constraint ai_rooms_kind_check check (kind in ('unified', 'direct', 'debate'))`.execute(
       db,
@@ -26,11 +28,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  await db
-    .deleteFrom('ai_rooms' as never)
-    .where('kind' as never, '=', 'debate' as never)
-    .execute();
-  if (await isPostgres(db)) {
+  await sql`delete from ai_rooms where kind = 'debate'`.execute(db);
+  if (migrationDialect(db).postgres) {
     await sql`alter table ai_rooms drop constraint if exists ai_rooms_kind_check`.execute(db);
     await sql`alter table ai_rooms add constraint ai_rooms_kind_check check (kind in ('unified', 'direct'))`.execute(
       db,
@@ -40,16 +39,6 @@ export async function down(db: Kysely<unknown>): Promise<void> {
   }
   await db.schema.alterTable('ai_rooms').dropColumn('tokens_used').execute();
   await db.schema.alterTable('ai_rooms').dropColumn('token_budget').execute();
-}
-
-/** PostgreSQL answers `version()` with its name; SQLite has no such function (and runs no transaction here). */
-async function isPostgres(db: Kysely<unknown>): Promise<boolean> {
-  try {
-    const { rows } = await sql<{ version: string }>`select version() as version`.execute(db);
-    return /postgres/i.test(rows[0]?.version ?? '');
-  } catch {
-    return false;
-  }
 }
 
 async function rebuildSqliteRooms(db: Kysely<unknown>, kinds: readonly string[]): Promise<void> {

@@ -1,10 +1,13 @@
 import type { Kysely } from 'kysely';
+import { migrationDialect } from './migration-dialect.js';
 
 /**
  * Debates (SPEC §9, §14): the debate's state, its append-only round log, the working document's versions (one per
- * round) and where each Wiki.js page stands. Portable schema-builder DDL only (SQLite and PostgreSQL alike).
+ * round) and where each Wiki.js page stands. Portable schema-builder DDL only (SQLite and PostgreSQL alike; integers are
+ * `bigint` on PostgreSQL as everywhere in HAL).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  const { integer } = migrationDialect(db);
   await db.schema
     .createTable('ai_debates')
     .addColumn('id', 'text', (column) => column.primaryKey())
@@ -16,19 +19,19 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('status', 'text', (column) => column.notNull())
     .addColumn('moderator_id', 'text', (column) => column.notNull())
     .addColumn('debater_ids_json', 'text', (column) => column.notNull())
-    .addColumn('round', 'integer', (column) => column.notNull().defaultTo(0))
-    .addColumn('max_rounds', 'integer', (column) => column.notNull())
-    .addColumn('token_budget', 'integer', (column) => column.notNull())
-    .addColumn('agreement_streak', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('round', integer, (column) => column.notNull().defaultTo(0))
+    .addColumn('max_rounds', integer, (column) => column.notNull())
+    .addColumn('token_budget', integer, (column) => column.notNull())
+    .addColumn('agreement_streak', integer, (column) => column.notNull().defaultTo(0))
     .addColumn('last_verdict_json', 'text')
     .addColumn('question', 'text')
     .addColumn('reason', 'text')
-    .addColumn('document_version', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('document_version', integer, (column) => column.notNull().defaultTo(0))
     .addColumn('document_text', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('conclusion', 'text')
-    .addColumn('summary_every', 'integer', (column) => column.notNull())
+    .addColumn('summary_every', integer, (column) => column.notNull())
     .addColumn('compacted_summary', 'text')
-    .addColumn('compacted_through', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('compacted_through', integer, (column) => column.notNull().defaultTo(0))
     .addColumn('direction', 'text')
     .addColumn('notes_json', 'text', (column) => column.notNull().defaultTo('[]'))
     .addColumn('pending_json', 'text')
@@ -43,12 +46,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('debate_id', 'text', (column) =>
       column.notNull().references('ai_debates.id').onDelete('cascade'),
     )
-    .addColumn('n', 'integer', (column) => column.notNull())
+    .addColumn('n', integer, (column) => column.notNull())
     .addColumn('speaker_id', 'text', (column) => column.notNull())
     .addColumn('input', 'text', (column) => column.notNull())
     .addColumn('reply', 'text', (column) => column.notNull())
     .addColumn('verdict_json', 'text', (column) => column.notNull())
-    .addColumn('document_version', 'integer', (column) => column.notNull())
+    .addColumn('document_version', integer, (column) => column.notNull())
     .addColumn('created_at', 'text', (column) => column.notNull())
     .addPrimaryKeyConstraint('ai_debate_rounds_pk', ['debate_id', 'n'])
     .execute();
@@ -58,9 +61,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('debate_id', 'text', (column) =>
       column.notNull().references('ai_debates.id').onDelete('cascade'),
     )
-    .addColumn('version', 'integer', (column) => column.notNull())
+    .addColumn('version', integer, (column) => column.notNull())
     .addColumn('text', 'text', (column) => column.notNull())
-    .addColumn('round', 'integer', (column) => column.notNull())
+    .addColumn('round', integer, (column) => column.notNull())
     .addPrimaryKeyConstraint('ai_debate_documents_pk', ['debate_id', 'version'])
     .execute();
 
@@ -71,10 +74,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )
     .addColumn('page', 'text', (column) => column.notNull())
     .addColumn('path', 'text', (column) => column.notNull())
-    .addColumn('wiki_page_id', 'integer')
+    .addColumn('wiki_page_id', integer)
     .addColumn('status', 'text', (column) => column.notNull())
     .addColumn('content_hash', 'text')
-    .addColumn('attempts', 'integer', (column) => column.notNull().defaultTo(0))
+    .addColumn('attempts', integer, (column) => column.notNull().defaultTo(0))
     .addColumn('last_error_json', 'text')
     .addColumn('updated_at', 'text', (column) => column.notNull())
     .addPrimaryKeyConstraint('ai_debate_pages_pk', ['debate_id', 'page'])
