@@ -15,17 +15,15 @@ import {
   setSessionCookie,
 } from '../../platform/http/session.js';
 import type { AuditLog } from '../audit/types.js';
-import { authenticateOperator, verifyOperatorPassword } from '../auth/auth-operators.js';
+import { authenticateOperator } from '../auth/auth-operators.js';
 import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
+import { readCredential, reauthenticate } from '../auth/auth-reauthenticate.js';
 
 /** What the sign-in routes use: the session store's services, the audit log and the password cost. */
 export interface AuthRouteDeps extends SessionDeps {
   audit: AuditLog;
   config: Pick<HalConfig, 'reauthWindowS' | 'trustProxy' | 'passwordHashing'>;
 }
-
-/** Longest username/password accepted (scrypt of a huge input is a cheap denial of service). */
-const MAX_CREDENTIAL_LENGTH = 1024;
 
 function isFormRequest(c: Context): boolean {
   const type = c.req.header('content-type')?.toLowerCase() ?? '';
@@ -70,13 +68,6 @@ async function readLoginBody(c: Context): Promise<{ form: boolean; body: Record<
     throw new HalError('validation_failed', 'Expected a JSON object');
   }
   return { form: false, body: body as Record<string, unknown> };
-}
-
-function readCredential(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_CREDENTIAL_LENGTH) {
-    throw new HalError('validation_failed', `${name} is required`, { details: { field: name } });
-  }
-  return value;
 }
 
 function loginPage(options: { message?: string; next?: string; username?: string }) {
@@ -201,30 +192,13 @@ export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   );
 
   routes.post('/ops/api/reauth', async (c) => {
-    const operator = c.get('operator');
     const body: unknown = await c.req.json();
-    const password = readCredential((body as Record<string, unknown> | null)?.password, 'password');
-    const address = clientAddress(c, deps.config.trustProxy);
-    const attempt = await limiter.attempt(operator.username, address);
-    if (!(await verifyOperatorPassword(deps.db, operator.id, password))) {
-      await deps.audit.append({
-        actor: `operator:${operator.id}`,
-        action: 'auth.reauth_failed',
-        target: `operator:${operator.id}`,
-        details: { address },
-      });
-      throw new HalError('invalid_credentials', 'Wrong password');
-    }
-    await attempt.succeeded();
-    const session = await store.reauthenticate(c.get('sessionId'));
-    if (session === null) throw new HalError('unauthenticated', 'Sign in first');
-    setSessionCookie(c, deps, session.token, session.expiresAt);
-    await deps.audit.append({
-      actor: `operator:${operator.id}`,
-      action: 'auth.reauth',
-      target: `operator:${operator.id}`,
-    });
-    return c.json({ recentAuthUntil: iso(session.recentAuthUntil) });
+    const { recentAuthUntil } = await reauthenticate(
+      c,
+      deps,
+      (body as Record<string, unknown> | null)?.password,
+    );
+    return c.json({ recentAuthUntil: iso(recentAuthUntil) });
   });
 
   return routes;

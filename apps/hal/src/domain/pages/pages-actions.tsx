@@ -4,17 +4,15 @@ import { html } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { HalConfig } from '../../platform/config.js';
-import { clientAddress } from '../../platform/http/client-address.js';
 import { CSRF_FIELD, verifyFormToken } from '../../platform/http/csrf.js';
 import type { AppEnv } from '../../platform/http/env.js';
 import { readFormFields } from '../../platform/http/form-body.js';
 import { requireRecent } from '../../platform/http/require-recent.js';
-import { type SessionDeps, sessionStoreFor, setSessionCookie } from '../../platform/http/session.js';
+import type { SessionDeps } from '../../platform/http/session.js';
 import type { ThreeStep } from '../../platform/http/three-step.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AuditLog } from '../audit/types.js';
-import { verifyOperatorPassword } from '../auth/auth-operators.js';
-import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
+import { reauthenticate } from '../auth/auth-reauthenticate.js';
 import type { HighActionDescription } from '../core/core-impacts.js';
 import type { HalCore } from '../core/hal-core.js';
 import { publicError } from './pages-format.js';
@@ -127,46 +125,12 @@ function identifierFields(identifiers: string[]): Record<string, string> {
 }
 
 /**
- * Handles the form's password field (the re-auth page re-submits the action with it): checks it under the
- * login rate limit, replaces the session (new cookie, fresh `requireRecent` window) and records it, exactly
- * as `POST /ops/api/reauth` does.
- */
-async function reauthenticate(c: Ctx, deps: PageDeps, password: string): Promise<void> {
-  const operator = c.get('operator');
-  const limiter = createLoginRateLimiter({ db: deps.db, clock: deps.clock });
-  const address = clientAddress(c, deps.config.trustProxy);
-  if (password.length === 0 || password.length > 1024) {
-    throw new HalError('validation_failed', 'password is required', { details: { field: 'password' } });
-  }
-  const attempt = await limiter.attempt(operator.username, address);
-  if (!(await verifyOperatorPassword(deps.db, operator.id, password))) {
-    await deps.audit.append({
-      actor: `operator:${operator.id}`,
-      action: 'auth.reauth_failed',
-      target: `operator:${operator.id}`,
-      details: { address },
-    });
-    throw new HalError('invalid_credentials', 'Wrong password');
-  }
-  await attempt.succeeded();
-  const session = await sessionStoreFor(deps).reauthenticate(c.get('sessionId'));
-  if (session === null) throw new HalError('unauthenticated', 'Sign in first');
-  setSessionCookie(c, deps, session.token, session.expiresAt);
-  c.set('sessionId', session.id);
-  c.set('recentAuthUntil', session.recentAuthUntil);
-  await deps.audit.append({
-    actor: `operator:${operator.id}`,
-    action: 'auth.reauth',
-    target: `operator:${operator.id}`,
-  });
-}
-
-/**
  * The write-tier guard of a console form: a posted password (the re-auth form's) re-authenticates first,
  * then `requireRecent` must pass → else `reauth_required`.
  */
 async function guardRecent(c: Ctx, deps: PageDeps, fields: Record<string, string>): Promise<void> {
   const password = fields[REAUTH_FIELD];
+  // The same re-authentication as `POST /ops/api/reauth` (rate limit, new session, audit).
   if (password !== undefined) await reauthenticate(c, deps, password);
   await requireRecent(deps)(c, async () => {});
 }
