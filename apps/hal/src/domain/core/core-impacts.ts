@@ -22,9 +22,11 @@ type ServerRef = Pick<Server, 'id' | 'name' | 'state'>;
 type DeploymentRef = Pick<Deployment, 'module' | 'actualVersion' | 'previousVersion'>;
 type DesiredRef = Pick<Deployment, 'module' | 'actualVersion' | 'desiredVersion'> & { serverId?: string };
 
-const ALL_SERVERS = 'all servers';
+/** What the identifiers name when an operation targets every active server (no `serverId`). */
+export const ALL_SERVERS = 'all servers';
 
-function serverSummary(server: ServerRef) {
+/** A server as an impact names it: id, name and current state. */
+export function serverSummary(server: ServerRef) {
   return { id: server.id, name: server.name, state: server.state };
 }
 

@@ -1,8 +1,10 @@
 import {
+  ALL_SERVERS,
   assertNotHalRollback,
   describeDeploy,
   describeReconcile,
   describeRollback,
+  serverSummary,
 } from '../core/core-impacts.js';
 import { DeployArgs, ModuleHealthArgs, ReconcileArgs, RollbackArgs } from '../core/core-schemas.js';
 import { defineOperation } from './operation-definition.js';
@@ -11,8 +13,6 @@ import { defineOperation } from './operation-definition.js';
  * Deployments (SPEC §1): deploy an approved release to a server, roll it back, reconcile desired vs actual
  * versions, and check a deployed module's health. Each queues a job; the answer is that job.
  */
-
-const ALL_SERVERS = 'all servers';
 
 /** `deploy.request`: never HAL itself, an approved release, an active server — refused before the three steps. */
 export const deployRequest = defineOperation({
@@ -73,7 +73,7 @@ export const moduleHealth = defineOperation({
       target: `server:${server.id}`,
       impact: {
         summary: `Check the health of ${args.module} on ${server.name} (a module_health job; nothing changes)`,
-        server: { id: server.id, name: server.name, state: server.state },
+        server: serverSummary(server),
         module: { name: args.module, actualVersion: deployed?.actualVersion ?? null },
       },
       identifiers: [server.name, args.module],

@@ -1,4 +1,4 @@
-import { describeServerDelete, describeServerIsolate } from '../core/core-impacts.js';
+import { describeServerDelete, describeServerIsolate, serverSummary } from '../core/core-impacts.js';
 import {
   ServerCreateArgs,
   ServerIdArgs,
@@ -11,10 +11,6 @@ import { defineOperation } from './operation-definition.js';
  * The server lifecycle (SPEC §1): register → approve → active / maintenance / isolated / deleted, and the
  * console-only agent token.
  */
-
-function serverSummary(server: { id: string; name: string; state: string }) {
-  return { id: server.id, name: server.name, state: server.state };
-}
 
 /** `server.create`: a new remote server starts `pending`. */
 export const serverCreate = defineOperation({

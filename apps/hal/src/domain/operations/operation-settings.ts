@@ -1,4 +1,4 @@
-import { describeSettingsApply, describeSettingsSet } from '../core/core-impacts.js';
+import { ALL_SERVERS, describeSettingsApply, describeSettingsSet } from '../core/core-impacts.js';
 import { SettingSecretArgs, SettingsApplyArgs, SettingsSetArgs } from '../core/core-schemas.js';
 import { defineOperation } from './operation-definition.js';
 
@@ -6,8 +6,6 @@ import { defineOperation } from './operation-definition.js';
  * Settings (SPEC §1): typed values, globally or per server; confidential values (console only, into the vault);
  * applying the effective values as a job.
  */
-
-const ALL_SERVERS = 'all servers';
 
 /** `settings.set`: one typed key, globally or on one server; confidential keys and secrets are refused early. */
 export const settingsSet = defineOperation({
