@@ -5,9 +5,9 @@ import type { Actor } from '../core/core-support.js';
 import type { HalCore } from '../core/hal-core.js';
 
 /*
- * One definition per HAL operation (issue #14 point 2). The JSON route (`routes/hal-operation-routes.ts`), the
- * console form action (`pages/pages-operations.tsx`) and the AI tool (`ai/tools/hal-operation-tools.ts`) are
- * thin adapters over it: each only says where the arguments come from (a path and a body, form fields, a
+ * One definition per HAL operation (issue #14 point 2). The JSON route
+ * (`domain/console-api/hal-operation-routes.ts`), the console form action (`domain/pages/pages-operations.tsx`)
+ * and the AI tool (`ai/tools/hal-operation-tools.ts`) are thin adapters over it: each only says where the arguments come from (a path and a body, form fields, a
  * model's call) and how the answer is shown. The tier, the argument schema, the target identifiers, the early
  * refusal, the impact and the core call exist here once, so the three faces cannot drift apart again.
  */

@@ -38,7 +38,7 @@ function query(c: Ctx, name: string): string | undefined {
  * The console pages under `/ops` (SPEC §1 "Console pages"): server-rendered with hono/jsx, usable without
  * JavaScript, each with the AI panel slot on the right. Reads call the core directly; actions are POST forms
  * (`_csrf` field) that go through `requireRecent` and, for high-risk ones, the three `threeStep` pages, and
- * call the same core functions with the same arguments as the console API (`routes/hal.ts`). Mounted by
+ * call the same core functions with the same arguments as the console API (`domain/console-api/hal.ts`). Mounted by
  * `createApp` behind the session and CSRF middleware.
  *
  * @example
