@@ -8,6 +8,7 @@ import { OPERATION_ROUTES } from '../console-api/hal-operation-routes.js';
 import { makeArtifact, waitFor } from '../core/core.test-support.js';
 import { LOCAL_SERVER_ID } from '../core/hal-core.js';
 import { OPERATION_FORMS } from '../pages/pages-operations.js';
+import { impactOf } from './operation-definition.js';
 import { HAL_OPERATIONS, isNoFace, OPERATION_NAMES, type OperationName } from './operation-registry.js';
 
 /*
@@ -211,4 +212,22 @@ describe('every HAL operation', () => {
       }
     }
   }, 120_000);
+
+  it('describes what it will change for the three steps and the proposal cards, with a summary line', async () => {
+    for (const name of OPERATION_NAMES.filter(executable)) {
+      const operation = HAL_OPERATIONS[name];
+      const args = await SAMPLES[name]();
+      const description = await impactOf(operation, args as never, t.deps.core);
+      expect(typeof description.impact.summary, name).toBe('string');
+      expect(
+        description.identifiers.every((identifier) => typeof identifier === 'string'),
+        name,
+      ).toBe(true);
+      expect(description.target, name).toMatch(/^[a-z-]+:/);
+    }
+    // A confidential value never appears in its own impact.
+    const secret = await SAMPLES['settings.secret_set']();
+    const described = await impactOf(HAL_OPERATIONS['settings.secret_set'], secret as never, t.deps.core);
+    expect(JSON.stringify(described)).not.toContain(String(secret.value));
+  }, 60_000);
 });
