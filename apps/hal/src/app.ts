@@ -44,8 +44,11 @@ export type HalAppDeps = HealthDeps &
     shells: ShellService;
   };
 
-/** Paths under `/ops` that need no session: the login form and its POST. */
-const PUBLIC_OPS_PATHS = new Set(['/ops/login']);
+/**
+ * Paths under `/ops` that need no session: the login form and its POST, and what the login page shows
+ * (the console's stylesheet and icon, which hold nothing about anyone).
+ */
+const PUBLIC_OPS_PATHS = new Set(['/ops/login', '/ops/assets/console.css', '/ops/assets/favicon.svg']);
 
 function exceptPublic(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<AppEnv> {
   return async (c, next) => (PUBLIC_OPS_PATHS.has(c.req.path) ? next() : middleware(c, next));

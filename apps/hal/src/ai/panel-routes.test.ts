@@ -17,30 +17,37 @@ describe('panel routes', () => {
     const first = await test.login();
     const initial = await test.request('/ops/api/ai/prefs', { session: first });
     expect(initial.status).toBe(200);
-    expect(await initial.json()).toEqual({ prefs: { panelOpen: true, panelWidth: 380, webAutoFetch: true } });
+    expect(await initial.json()).toEqual({
+      prefs: { panelOpen: true, panelWidth: 380, webAutoFetch: true, locale: 'ko' },
+    });
 
     const saved = await test.request('/ops/api/ai/prefs', {
       method: 'PUT',
       session: first,
       json: { panelOpen: false, panelWidth: 512 },
     });
-    expect(await saved.json()).toEqual({ prefs: { panelOpen: false, panelWidth: 512, webAutoFetch: true } });
+    expect(await saved.json()).toEqual({
+      prefs: { panelOpen: false, panelWidth: 512, webAutoFetch: true, locale: 'ko' },
+    });
     await test.request('/ops/api/ai/prefs', {
       method: 'PUT',
       session: first,
-      json: { panelOpen: true, webAutoFetch: false },
+      json: { panelOpen: true, webAutoFetch: false, locale: 'en' },
     });
 
     // Another browser: a new session of the same operator.
     const second = await test.login();
     const again = await test.request('/ops/api/ai/prefs', { session: second });
-    expect(await again.json()).toEqual({ prefs: { panelOpen: true, panelWidth: 512, webAutoFetch: false } });
+    expect(await again.json()).toEqual({
+      prefs: { panelOpen: true, panelWidth: 512, webAutoFetch: false, locale: 'en' },
+    });
 
     for (const body of [
       { panelWidth: 10 },
       { panelWidth: 'wide' },
       { panelOpen: 1 },
       { webAutoFetch: 'yes' },
+      { locale: 'fr' },
       { other: true },
     ]) {
       const refused = await test.request('/ops/api/ai/prefs', { method: 'PUT', session: second, json: body });

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HalError } from '@hal-ai/spec';
+import { DEFAULT_LOCALE, isLocale, LOCALES, type Locale } from '@hal-ai/ui-panel/i18n';
 import { Hono } from 'hono';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../domain/core/clock.js';
@@ -22,15 +23,23 @@ export interface PanelPrefs {
   panelWidth: number;
   /** Fetch the links in this operator's messages as context (the global `web.auto_fetch` must be on too). */
   webAutoFetch: boolean;
+  /** The language the console and the panel speak to this operator (Korean unless they chose English). */
+  locale: Locale;
 }
 
 /** What an operator who never changed anything gets. */
-export const DEFAULT_PANEL_PREFS: PanelPrefs = { panelOpen: true, panelWidth: 380, webAutoFetch: true };
+export const DEFAULT_PANEL_PREFS: PanelPrefs = {
+  panelOpen: true,
+  panelWidth: 380,
+  webAutoFetch: true,
+  locale: DEFAULT_LOCALE,
+};
 
 const PREF_KEYS = {
   panelOpen: 'ai.panel.open',
   panelWidth: 'ai.panel.width',
   webAutoFetch: 'ai.web.auto_fetch',
+  locale: 'ui.locale',
 } as const;
 const WIDTH_MIN = 280;
 const WIDTH_MAX = 960;
@@ -83,7 +92,36 @@ function readPrefsBody(value: unknown): Partial<PanelPrefs> {
     }
     result.panelWidth = width;
   }
+  if (body.locale !== undefined) {
+    if (!isLocale(body.locale)) throw invalid('locale', `locale must be one of ${LOCALES.join(', ')}`);
+    result.locale = body.locale;
+  }
   return result;
+}
+
+/** Stores some of one operator's preferences (each in its own `operator_prefs` row), leaving the others. */
+export async function writePanelPrefs(
+  deps: PanelRouteDeps,
+  operatorId: string,
+  changes: Partial<PanelPrefs>,
+): Promise<void> {
+  const now = new Date(deps.clock.now()).toISOString();
+  for (const [name, value] of Object.entries(changes) as Array<[keyof PanelPrefs, unknown]>) {
+    await deps.db
+      .insertInto('operator_prefs')
+      .values({
+        operator_id: operatorId,
+        key: PREF_KEYS[name],
+        value: JSON.stringify(value),
+        updated_at: now,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['operator_id', 'key'])
+          .doUpdateSet({ value: JSON.stringify(value), updated_at: now }),
+      )
+      .execute();
+  }
 }
 
 /** One operator's panel preferences (defaults for what they never changed). */
@@ -108,6 +146,7 @@ export async function readPanelPrefs(
     if (row.key === PREF_KEYS.panelOpen && typeof value === 'boolean') prefs.panelOpen = value;
     if (row.key === PREF_KEYS.panelWidth && typeof value === 'number') prefs.panelWidth = value;
     if (row.key === PREF_KEYS.webAutoFetch && typeof value === 'boolean') prefs.webAutoFetch = value;
+    if (row.key === PREF_KEYS.locale && isLocale(value)) prefs.locale = value;
   }
   return prefs;
 }
@@ -115,8 +154,8 @@ export async function readPanelPrefs(
 /**
  * The panel's own routes, mounted at `/ops` (behind the session and CSRF middleware):
  * `GET /ops/assets/panel.js|panel.css` serve the built browser bundle of `@hal-ai/ui-panel`;
- * `GET /ops/api/ai/prefs` → `{prefs}` and `PUT /ops/api/ai/prefs {panelOpen?, panelWidth?, webAutoFetch?}` →
- * `{prefs}` keep the panel's open state, width and link fetching per operator (`operator_prefs`), so they
+ * `GET /ops/api/ai/prefs` → `{prefs}` and `PUT /ops/api/ai/prefs {panelOpen?, panelWidth?, webAutoFetch?, locale?}` →
+ * `{prefs}` keep the panel's open state, width, link fetching and language per operator (`operator_prefs`), so they
  * follow the operator to another browser.
  *
  * @example
@@ -160,23 +199,7 @@ export function createPanelRoutes(deps: PanelRouteDeps, settings: PanelRouteSett
     }
     const changes = readPrefsBody(raw);
     const operatorId = c.get('operator').id;
-    const now = new Date(deps.clock.now()).toISOString();
-    for (const [name, value] of Object.entries(changes) as Array<[keyof PanelPrefs, unknown]>) {
-      await deps.db
-        .insertInto('operator_prefs')
-        .values({
-          operator_id: operatorId,
-          key: PREF_KEYS[name],
-          value: JSON.stringify(value),
-          updated_at: now,
-        })
-        .onConflict((conflict) =>
-          conflict
-            .columns(['operator_id', 'key'])
-            .doUpdateSet({ value: JSON.stringify(value), updated_at: now }),
-        )
-        .execute();
-    }
+    await writePanelPrefs(deps, operatorId, changes);
     return c.json({ prefs: await readPanelPrefs(deps, operatorId) });
   });
 

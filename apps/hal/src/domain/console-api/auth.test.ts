@@ -155,8 +155,21 @@ describe('login', () => {
     const page = await t.request('/ops/login');
     expect(page.status).toBe(200);
     const text = await page.text();
-    expect(text).toContain('<form method="post" action="/ops/login">');
+    expect(text).toContain('<form method="post" action="/ops/login" class="stack">');
     expect(text).not.toContain('<script');
+    // No preference yet: Korean unless the browser asks for English; the console's stylesheet and icon.
+    expect(text).toContain('<html lang="ko">');
+    expect(text).toContain('<link rel="stylesheet" href="/ops/assets/console.css" />');
+    expect(text).toContain('<link rel="icon" type="image/svg+xml" href="/ops/assets/favicon.svg" />');
+    const english = await (
+      await t.request('/ops/login', { headers: { 'accept-language': 'en-US,en;q=0.9,ko;q=0.5' } })
+    ).text();
+    expect(english).toContain('<html lang="en">');
+    expect(english).toContain('>Sign in</button>');
+    expect(text).toContain('>로그인</button>');
+    for (const asset of ['/ops/assets/console.css', '/ops/assets/favicon.svg']) {
+      expect((await t.request(asset)).status).toBe(200);
+    }
 
     const wrong = await t.request('/ops/login', {
       method: 'POST',
@@ -164,7 +177,7 @@ describe('login', () => {
       body: new URLSearchParams({ username: 'alice', password: 'nope' }).toString(),
     });
     expect(wrong.status).toBe(401);
-    expect(await wrong.text()).toContain('Wrong username or password');
+    expect(await wrong.text()).toContain('사용자 이름 또는 비밀번호가 맞지 않습니다.');
 
     const right = await t.request('/ops/login', {
       method: 'POST',

@@ -1,4 +1,5 @@
 import { HalError } from '@hal-ai/spec';
+import { type Locale, negotiateLocale, translate } from '@hal-ai/ui-panel/i18n';
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -70,23 +71,37 @@ async function readLoginBody(c: Context): Promise<{ form: boolean; body: Record<
   return { form: false, body: body as Record<string, unknown> };
 }
 
-function loginPage(options: { message?: string; next?: string; username?: string }) {
+/** What the login page says for a failed attempt: the known codes in the page's language. */
+function loginMessage(locale: Locale, error: HalError): string {
+  if (error.code === 'invalid_credentials') return translate(locale, 'login_failed');
+  if (error.code === 'rate_limited') return translate(locale, 'login_rate_limited');
+  return error.message;
+}
+
+/**
+ * The login page, in the language the browser asks for (`Accept-Language`: nobody is signed in yet, so no
+ * preference exists), styled by the console's own stylesheet (served without a session).
+ */
+function loginPage(options: { locale: Locale; message?: string; next?: string; username?: string }) {
+  const t = (key: Parameters<typeof translate>[1]) => translate(options.locale, key);
   return html`<!doctype html>
-<html lang="en">
+<html lang="${options.locale}">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Sign in · HAL</title>
+    <title>${t('login_title')} — HAL</title>
+    <link rel="icon" type="image/svg+xml" href="/ops/assets/favicon.svg" />
+    <link rel="stylesheet" href="/ops/assets/console.css" />
   </head>
-  <body>
-    <main>
-      <h1>HAL</h1>
-      <form method="post" action="/ops/login">
-        ${options.message ? html`<p role="alert">${options.message}</p>` : ''}
+  <body class="login-page">
+    <main class="login card" id="content">
+      <h1 class="login-brand"><img src="/ops/assets/favicon.svg" alt="" width="40" height="40" /> HAL</h1>
+      <form method="post" action="/ops/login" class="stack">
+        ${options.message ? html`<p class="alert alert-error" role="alert">${options.message}</p>` : ''}
         <input type="hidden" name="next" value="${options.next ?? '/ops'}" />
-        <p><label>Username <input name="username" autocomplete="username" required value="${options.username ?? ''}" /></label></p>
-        <p><label>Password <input name="password" type="password" autocomplete="current-password" required /></label></p>
-        <p><button type="submit">Sign in</button></p>
+        <label>${t('login_username')} <input name="username" autocomplete="username" required value="${options.username ?? ''}" /></label>
+        <label>${t('login_password')} <input name="password" type="password" autocomplete="current-password" required /></label>
+        <button type="submit" class="button primary">${t('login_submit')}</button>
       </form>
     </main>
   </body>
@@ -104,7 +119,15 @@ export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   const iso = (ms: number) => (ms > 0 ? new Date(ms).toISOString() : null);
 
-  routes.get('/ops/login', (c) => c.html(loginPage({ next: safeNext(c.req.query('next')) })));
+  routes.get('/ops/login', (c) => {
+    c.header('Content-Language', negotiateLocale(c.req.header('accept-language')));
+    return c.html(
+      loginPage({
+        locale: negotiateLocale(c.req.header('accept-language')),
+        next: safeNext(c.req.query('next')),
+      }),
+    );
+  });
 
   routes.post('/ops/login', async (c) => {
     assertSameOrigin(c, deps.config.trustProxy);
@@ -161,8 +184,9 @@ export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
         c.header('Retry-After', String(error.details.retryAfterS));
       }
       const username = typeof body?.username === 'string' ? body.username.slice(0, 64) : '';
+      const locale = negotiateLocale(c.req.header('accept-language'));
       return c.html(
-        loginPage({ message: error.message, next, username }),
+        loginPage({ locale, message: loginMessage(locale, error), next, username }),
         error.status as ContentfulStatusCode,
       );
     }

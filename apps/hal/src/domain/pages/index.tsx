@@ -1,15 +1,19 @@
+import { HalError } from '@hal-ai/spec';
+import { isLocale, LOCALES, type MessageKey } from '@hal-ai/ui-panel/i18n';
 import { type Context, Hono } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { writePanelPrefs } from '../../ai/panel-routes.js';
 import type { AppEnv } from '../../platform/http/env.js';
 import { verifyAuditChain } from '../audit/audit-log.js';
 import type { ServerMetrics } from '../core/agent.js';
 import type { JOB_STATES } from '../core/core-schemas.js';
 import { type HalCore, LOCAL_SERVER_ID, runningCore } from '../core/hal-core.js';
-import { type PageDeps, renderPage } from './pages-actions.js';
-import { readConsoleCss } from './pages-assets.js';
+import { type PageDeps, readForm, renderPage } from './pages-actions.js';
+import { readConsoleCss, readPageAsset } from './pages-assets.js';
 import { publicError } from './pages-format.js';
 import type { Section } from './pages-layout.js';
+import { operatorPageText, type PageText } from './pages-locale.js';
 import { registerOperations } from './pages-operations.js';
 import {
   AiView,
@@ -49,7 +53,8 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
   const core = (): HalCore => runningCore(deps);
 
   /** A GET page: renders the view, or the layout with the error's message and code. */
-  function page(title: string, section: Section, build: (c: Ctx) => Promise<Child>) {
+  function page(titleKey: MessageKey, section: Section, build: (c: Ctx) => Promise<Child>) {
+    const title = (text: PageText) => text.t(titleKey);
     return async (c: Ctx) => {
       const notice = query(c, 'notice')?.slice(0, 300);
       try {
@@ -62,13 +67,42 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
           deps,
           { title, section, error: failure },
           <p>
-            <a href={section}>Back · 돌아가기</a>
+            <a href={section}>{(await operatorPageText(c, deps)).t('back')}</a>
           </p>,
           failure.status as ContentfulStatusCode,
         );
       }
     };
   }
+
+  // The icon and the stylesheet are public (the login page uses them too): they hold nothing about anyone.
+  routes.get('/assets/favicon.svg', async (c) => {
+    c.header('Content-Type', 'image/svg+xml');
+    c.header('Cache-Control', 'public, max-age=86400');
+    return c.body(new Uint8Array(await readPageAsset('favicon.svg')));
+  });
+
+  // The console's page script (a running job follows live, an upload shows progress).
+  routes.get('/assets/console.js', async (c) => {
+    c.header('Content-Type', 'text/javascript; charset=utf-8');
+    c.header('Cache-Control', 'no-cache');
+    return c.body(new Uint8Array(await readPageAsset('console.js')));
+  });
+
+  // The language switch of the top bar: saves the operator's preference and goes back to the page.
+  routes.post('/prefs/locale', async (c) => {
+    const { fields } = await readForm(c);
+    const locale = fields.locale;
+    if (!isLocale(locale)) {
+      throw new HalError('validation_failed', `locale must be one of ${LOCALES.join(', ')}`, {
+        details: { issues: [{ path: 'locale', message: 'unknown language' }] },
+      });
+    }
+    await writePanelPrefs(deps, c.get('operator').id, { locale });
+    const next = fields.next ?? '/ops';
+    // Only a console page of this HAL: never an open redirect.
+    return c.redirect(/^\/ops(\/[\w./-]*)?$/.test(next) ? next : '/ops', 303);
+  });
 
   routes.get('/assets/console.css', async (c) => {
     c.header('Content-Type', 'text/css; charset=utf-8');
@@ -78,7 +112,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/',
-    page('Overview · 개요', '/ops', async (c) => {
+    page('title_overview', '/ops', async (c) => {
       const overview = await core().overview();
       // A fresh sample of this machine, so the first screen never shows stale (or no) numbers.
       let metrics: ServerMetrics | null = overview.local?.metrics ?? null;
@@ -93,7 +127,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/servers',
-    page('Servers · 서버', '/ops/servers', async (c) => {
+    page('title_servers', '/ops/servers', async (c) => {
       const { servers } = await core().servers.list({ limit: 200 });
       return <ServersView servers={servers} csrfToken={c.get('csrfToken')} />;
     }),
@@ -101,7 +135,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/servers/:id',
-    page('Server · 서버', '/ops/servers', async (c) => {
+    page('title_server', '/ops/servers', async (c) => {
       const id = c.req.param('id') ?? '';
       const detail = await core().servers.get({ id });
       // A fresh reading where the server has an agent; otherwise the latest stored one.
@@ -114,7 +148,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/jobs',
-    page('Jobs · 작업', '/ops/jobs', async (c) => {
+    page('title_jobs', '/ops/jobs', async (c) => {
       const state = query(c, 'state');
       const cursor = query(c, 'cursor');
       const { jobs, nextCursor } = await core().jobs.list({
@@ -127,7 +161,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/jobs/:id',
-    page('Job · 작업', '/ops/jobs', async (c) => {
+    page('title_job', '/ops/jobs', async (c) => {
       const { job } = await core().jobs.get({ id: c.req.param('id') ?? '' });
       return <JobView job={job} csrfToken={c.get('csrfToken')} />;
     }),
@@ -135,7 +169,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/releases',
-    page('Releases · 릴리스', '/ops/releases', async (c) => {
+    page('title_releases', '/ops/releases', async (c) => {
       const [{ releases }, { deployments }, { servers }] = await Promise.all([
         core().releases.list({ limit: 200 }),
         core().deployments.list({ limit: 200 }),
@@ -154,7 +188,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/incidents',
-    page('Incidents · 장애', '/ops/incidents', async (c) => {
+    page('title_incidents', '/ops/incidents', async (c) => {
       const { incidents } = await core().incidents.list({ limit: 200 });
       return <IncidentsView incidents={incidents} csrfToken={c.get('csrfToken')} />;
     }),
@@ -162,7 +196,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/audit',
-    page('Audit · 감사', '/ops/audit', async (c) => {
+    page('title_audit', '/ops/audit', async (c) => {
       const prefix = query(c, 'prefix')?.slice(0, 100);
       const cursor = query(c, 'cursor')?.slice(0, 40);
       const [{ entries, nextCursor }, verification, operators] = await Promise.all([
@@ -188,7 +222,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/settings',
-    page('Settings · 설정', '/ops/settings', async (c) => {
+    page('title_settings', '/ops/settings', async (c) => {
       const serverId = query(c, 'serverId');
       const [{ settings }, { servers }] = await Promise.all([
         core().settings.get(serverId ? { serverId } : {}),
@@ -207,7 +241,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
 
   routes.get(
     '/ai',
-    page('AI connections · AI 연결', '/ops/ai', async () => <AiView />),
+    page('title_ai', '/ops/ai', async () => <AiView />),
   );
 
   registerOperations(routes, deps);

@@ -1,4 +1,5 @@
 import { HalError } from '@hal-ai/spec';
+import type { MessageKey } from '@hal-ai/ui-panel/i18n';
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Child } from 'hono/jsx';
@@ -16,7 +17,8 @@ import { reauthenticate } from '../auth/auth-reauthenticate.js';
 import type { HighActionDescription } from '../core/core-impacts.js';
 import type { HalCore } from '../core/hal-core.js';
 import { publicError } from './pages-format.js';
-import { CsrfField, HiddenFields, Layout, type PageFrame, type Section } from './pages-layout.js';
+import { BackLink, CsrfField, HiddenFields, Layout, type PageFrame, type Section } from './pages-layout.js';
+import { operatorPageText, type PageText, PageTextContext, usePageText } from './pages-locale.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -50,7 +52,7 @@ export interface FormInput {
  * core and answers where the browser goes next.
  */
 export interface PageAction<A> {
-  /** The page title (a function of the request where the path names the action, e.g. `/jobs/:id/:action`). */
+  /** The page title's message key (a function of the request where the path names the action, e.g. `/jobs/:id/:action`). */
   title: string | ((c: Ctx) => string);
   section: Section;
   parse(input: FormInput, c: Ctx): Promise<A>;
@@ -64,28 +66,43 @@ export interface PageAction<A> {
   secretFields?: string[];
 }
 
-/** Renders a full page (doctype + {@link Layout}) with the signed-in operator. */
+/**
+ * Renders a full page (doctype + {@link Layout}) with the signed-in operator, in their language: the
+ * views below read it through {@link PageTextContext}. `frame.title` may be a message key's translation
+ * built by the caller, or a function of the page's translator.
+ */
 export async function renderPage(
   c: Ctx,
   deps: PageDeps,
-  frame: Omit<PageFrame, 'operator' | 'csrfToken' | 'banner'>,
+  frame: Omit<PageFrame, 'operator' | 'csrfToken' | 'banner' | 'title'> & {
+    title: string | ((text: PageText) => string);
+  },
   body: Child,
   status: ContentfulStatusCode = 200,
 ) {
   // The `maintenance.banner` setting is shown on every page; a failing lookup must not break the page.
-  const banner = await deps.core?.settings.value('maintenance.banner').catch(() => null);
+  const [banner, text] = await Promise.all([
+    deps.core?.settings.value('maintenance.banner').catch(() => null),
+    operatorPageText(c, deps),
+  ]);
+  const title = typeof frame.title === 'function' ? frame.title(text) : frame.title;
   const page = (
-    <Layout
-      {...frame}
-      banner={typeof banner === 'string' ? banner : undefined}
-      operator={c.get('operator')}
-      csrfToken={c.get('csrfToken')}
-    >
-      {body}
-    </Layout>
+    <PageTextContext.Provider value={text}>
+      <Layout
+        {...frame}
+        title={title}
+        path={frame.path ?? c.req.path}
+        banner={typeof banner === 'string' ? banner : undefined}
+        operator={c.get('operator')}
+        csrfToken={c.get('csrfToken')}
+      >
+        {body}
+      </Layout>
+    </PageTextContext.Provider>
   );
   // Pages carry the CSRF token and live data: never kept by the browser's cache or a proxy.
   c.header('Cache-Control', 'no-store');
+  c.header('Content-Language', text.locale);
   return c.html(html`<!doctype html>${page}`, status);
 }
 
@@ -147,12 +164,10 @@ function ReauthForm(props: {
   fileField?: string | undefined;
   secretFields?: string[] | undefined;
 }) {
+  const { t } = usePageText();
   return (
     <section class="card confirm">
-      <p>
-        This action needs your password again (re-authentication within the last 10 minutes). · 이 작업은
-        비밀번호를 다시 입력해야 합니다.
-      </p>
+      <p>{t('reauth_body')}</p>
       <form
         method="post"
         action={props.path}
@@ -162,15 +177,14 @@ function ReauthForm(props: {
         <HiddenFields fields={props.fields} />
         <p>
           <label>
-            Password · 비밀번호{' '}
+            {t('login_password')}{' '}
             <input type="password" name={REAUTH_FIELD} autocomplete="current-password" required />
           </label>
         </p>
         {(props.secretFields ?? []).map((name) => (
           <p>
             <label>
-              Enter the secret value again · 비밀값 다시 입력{' '}
-              <input type="password" name={name} autocomplete="new-password" />
+              {t('reauth_secret_again')} <input type="password" name={name} autocomplete="new-password" />
             </label>
           </p>
         ))}
@@ -178,14 +192,14 @@ function ReauthForm(props: {
         {props.fileField ? (
           <p>
             <label>
-              Choose the file again · 파일 다시 선택{' '}
+              {t('reauth_file_again')}{' '}
               <input type="file" name={props.fileField} accept=".tar.gz,.tgz,application/gzip" required />
             </label>
           </p>
         ) : null}
         <p>
           <button type="submit" class="button primary">
-            Confirm and continue · 확인 후 계속
+            {t('reauth_continue')}
           </button>
         </p>
       </form>
@@ -194,7 +208,8 @@ function ReauthForm(props: {
 }
 
 function StepHeader(props: { step: 1 | 2 | 3 }) {
-  const steps = ['Impact · 영향', 'Retype identifiers · 식별자 재입력', 'Execute · 실행'];
+  const { t } = usePageText();
+  const steps = [t('step_impact'), t('step_identifiers'), t('step_execute')];
   return (
     <ol class="steps">
       {steps.map((label, index) => (
@@ -235,12 +250,13 @@ interface StepProps {
 
 /** Next (steps 1–2) or Execute (step 3), and Cancel back to the section. */
 function StepButtons(props: { back: string; execute?: boolean }) {
+  const { t } = usePageText();
   return (
     <p>
       <button type="submit" class={props.execute ? 'button danger' : 'button primary'}>
-        {props.execute ? 'Execute · 실행' : 'Next · 다음'}
+        {props.execute ? t('step_execute') : t('step_next')}
       </button>{' '}
-      <a href={props.back}>Cancel · 취소</a>
+      <a href={props.back}>{t('step_cancel')}</a>
     </p>
   );
 }
@@ -250,6 +266,7 @@ function StepSummary(props: { description: HighActionDescription }) {
 }
 
 function ImpactStep(props: StepProps) {
+  const { t } = usePageText();
   return (
     <section class="card confirm">
       <StepHeader step={1} />
@@ -261,8 +278,7 @@ function ImpactStep(props: StepProps) {
         <input type="hidden" name={STEP_FIELD} value="identifiers" />
         <p>
           <label>
-            <input type="checkbox" name="confirmImpact" value="true" required /> I have read the impact ·
-            영향을 확인했습니다
+            <input type="checkbox" name="confirmImpact" value="true" required /> {t('step_read_impact')}
           </label>
         </p>
         <StepButtons back={props.back} />
@@ -272,6 +288,7 @@ function ImpactStep(props: StepProps) {
 }
 
 function IdentifiersStep(props: StepProps) {
+  const { t } = usePageText();
   return (
     <section class="card confirm">
       <StepHeader step={2} />
@@ -285,7 +302,7 @@ function IdentifiersStep(props: StepProps) {
         {props.description.identifiers.map((identifier, index) => (
           <p>
             <label>
-              Type <code class="identifier">{identifier}</code> exactly · 정확히 입력{' '}
+              <code class="identifier">{identifier}</code> {t('step_type_exactly')}{' '}
               <input
                 name={`${IDENTIFIER_PREFIX}${index}`}
                 autocomplete="off"
@@ -336,8 +353,8 @@ function ExecuteStep(props: StepProps & { typed: string[] }) {
 export function pageAction<A>(deps: PageDeps, definition: PageAction<A>) {
   return async function handle(c: Ctx) {
     const path = c.req.path;
-    const title = typeof definition.title === 'string' ? definition.title : definition.title(c);
-    const frame = { title, section: definition.section };
+    const titleKey = typeof definition.title === 'string' ? definition.title : definition.title(c);
+    const frame = { title: (text: PageText) => text.t(titleKey as MessageKey), section: definition.section };
     const fail = (error: unknown, extra?: Child) => {
       const failure = publicError(error);
       return renderPage(
@@ -347,7 +364,7 @@ export function pageAction<A>(deps: PageDeps, definition: PageAction<A>) {
         <>
           {extra}
           <p>
-            <a href={definition.section}>Back · 돌아가기</a>
+            <BackLink href={definition.section} />
           </p>
         </>,
         failure.status as ContentfulStatusCode,
@@ -462,7 +479,10 @@ export interface PageUpload {
  */
 export function pageUploadAction(deps: PageDeps, definition: PageUpload) {
   return async function handle(c: Ctx) {
-    const frame = { title: definition.title, section: definition.section };
+    const frame = {
+      title: (text: PageText) => text.t(definition.title as MessageKey),
+      section: definition.section,
+    };
     let seen: Record<string, string> = {};
     let guarding = false;
     try {
@@ -503,7 +523,7 @@ export function pageUploadAction(deps: PageDeps, definition: PageUpload) {
         deps,
         { ...frame, error: failure },
         <p>
-          <a href={definition.section}>Back · 돌아가기</a>
+          <BackLink href={definition.section} />
         </p>,
         failure.status as ContentfulStatusCode,
       );

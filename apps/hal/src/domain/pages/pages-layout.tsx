@@ -1,20 +1,22 @@
 import type { HalError } from '@hal-ai/spec';
+import { LOCALES, type MessageKey } from '@hal-ai/ui-panel/i18n';
 import type { Child } from 'hono/jsx';
 import { CSRF_FIELD } from '../../platform/http/csrf.js';
 import type { Operator } from '../../platform/http/env.js';
 import { errorIssues } from './pages-format.js';
+import { usePageText } from './pages-locale.js';
 
-/** The console's sections, in menu order: `[path, English label, Korean label]`. */
+/** The console's sections, in menu order: `[path, label key]` (one language at a time). */
 export const NAV_ITEMS = [
-  ['/ops', 'Overview', '개요'],
-  ['/ops/servers', 'Servers', '서버'],
-  ['/ops/jobs', 'Jobs', '작업'],
-  ['/ops/releases', 'Releases', '릴리스'],
-  ['/ops/incidents', 'Incidents', '장애'],
-  ['/ops/audit', 'Audit', '감사'],
-  ['/ops/settings', 'Settings', '설정'],
-  ['/ops/ai', 'AI', 'AI'],
-] as const;
+  ['/ops', 'nav_overview'],
+  ['/ops/servers', 'nav_servers'],
+  ['/ops/jobs', 'nav_jobs'],
+  ['/ops/releases', 'nav_releases'],
+  ['/ops/incidents', 'nav_incidents'],
+  ['/ops/audit', 'nav_audit'],
+  ['/ops/settings', 'nav_settings'],
+  ['/ops/ai', 'nav_ai'],
+] as const satisfies ReadonlyArray<readonly [string, MessageKey]>;
 
 /** Which menu item a page belongs to (its path in {@link NAV_ITEMS}). */
 export type Section = (typeof NAV_ITEMS)[number][0];
@@ -31,6 +33,8 @@ export interface PageFrame {
   banner?: string | undefined;
   /** An error to show above the content, with its code. */
   error?: HalError | undefined;
+  /** The path the page was asked with (the language switch comes back to it). */
+  path?: string | undefined;
 }
 
 /** The hidden CSRF field every POST form carries. */
@@ -70,6 +74,12 @@ export function ErrorBox(props: { error: HalError }) {
   );
 }
 
+/** The link back to a page's section, in the page's language. */
+export function BackLink(props: { href: string }) {
+  const { t } = usePageText();
+  return <a href={props.href}>{t('back')}</a>;
+}
+
 /** A small POST form with one button (plus hidden fields): the console's action buttons. */
 export function ActionButton(props: {
   action: string;
@@ -89,9 +99,44 @@ export function ActionButton(props: {
   );
 }
 
-/** A state badge (`active`, `failed`, …); the CSS colours it by state. */
+/**
+ * A state badge (`active`, `failed`, …) in the operator's language; the CSS colours it by state and
+ * `data-state` keeps the stable value for scripts and tests.
+ */
 export function StateBadge(props: { state: string }) {
-  return <span class={`badge state-${props.state.replace(/[^a-z_-]/g, '')}`}>{props.state}</span>;
+  const { t } = usePageText();
+  const state = props.state.replace(/[^a-z_-]/g, '');
+  const key = `state_${state}` as MessageKey;
+  const label = t(key);
+  return (
+    <span class={`badge state-${state}`} data-state={props.state}>
+      {label === key ? props.state : label}
+    </span>
+  );
+}
+
+/** The language switch of the top bar: a small form that saves the operator's preference (no script). */
+function LanguageSwitch(props: { csrfToken: string; path: string }) {
+  const { t, locale } = usePageText();
+  return (
+    <form method="post" action="/ops/prefs/locale" class="inline language">
+      <CsrfField token={props.csrfToken} />
+      <input type="hidden" name="next" value={props.path} />
+      <label>
+        <span class="visually-hidden">{t('language')}</span>
+        <select name="locale" aria-label={t('language')}>
+          {LOCALES.map((candidate) => (
+            <option value={candidate} selected={candidate === locale} lang={candidate}>
+              {t(`language_${candidate}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" class="button link">
+        {t('language_change')}
+      </button>
+    </form>
+  );
 }
 
 /**
@@ -100,32 +145,34 @@ export function StateBadge(props: { state: string }) {
  * external files: the CSP allows no inline script or style.
  */
 export function Layout(props: PageFrame & { children?: Child }) {
+  const { t, locale } = usePageText();
   return (
-    <html lang="ko">
+    <html lang={locale}>
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${props.title} · HAL`}</title>
+        <title>{`${props.title} — HAL`}</title>
+        <link rel="icon" type="image/svg+xml" href="/ops/assets/favicon.svg" />
         <link rel="stylesheet" href="/ops/assets/console.css" />
         <link rel="stylesheet" href="/ops/assets/panel.css" />
         <script type="module" src="/ops/assets/panel.js"></script>
+        <script src="/ops/assets/console.js" defer></script>
       </head>
       <body>
+        <a class="skip-link" href="#content">
+          {t('skip_to_content')}
+        </a>
         <header class="topbar">
           <a class="brand" href="/ops">
-            HAL
+            <img src="/ops/assets/favicon.svg" alt="" width="22" height="22" />
+            {t('brand')}
           </a>
-          <nav class="menu" aria-label="Console">
+          <nav class="menu" aria-label={t('nav_label')}>
             <ul>
-              {NAV_ITEMS.map(([href, label, korean]) => (
+              {NAV_ITEMS.map(([href, label]) => (
                 <li>
-                  <a
-                    href={href}
-                    aria-current={href === props.section ? 'page' : undefined}
-                    lang="en"
-                    title={korean}
-                  >
-                    {label}
+                  <a href={href} aria-current={href === props.section ? 'page' : undefined}>
+                    {t(label)}
                   </a>
                 </li>
               ))}
@@ -135,16 +182,17 @@ export function Layout(props: PageFrame & { children?: Child }) {
             <span class="operator" data-operator-id={props.operator.id}>
               {props.operator.username}
             </span>
+            <LanguageSwitch csrfToken={props.csrfToken} path={props.path ?? props.section} />
             <form method="post" action="/ops/logout" class="inline">
               <CsrfField token={props.csrfToken} />
               <button type="submit" class="button link">
-                Sign out · 로그아웃
+                {t('sign_out')}
               </button>
             </form>
           </div>
         </header>
         <div class="workspace">
-          <main class="content" id="content">
+          <main class="content" id="content" tabindex={-1}>
             {props.banner ? (
               <p class="alert alert-warn" role="status" data-maintenance-banner="">
                 {props.banner}
@@ -159,7 +207,12 @@ export function Layout(props: PageFrame & { children?: Child }) {
             {props.error ? <ErrorBox error={props.error} /> : null}
             {props.children}
           </main>
-          <aside id="hal-ai-panel" data-hal-panel="" data-page={props.section} aria-label="AI panel"></aside>
+          <aside
+            id="hal-ai-panel"
+            data-hal-panel=""
+            data-page={props.section}
+            aria-label={t('panel_slot')}
+          ></aside>
         </div>
       </body>
     </html>

@@ -32,7 +32,7 @@ async function post(pathname: string, fields: Record<string, string> = {}) {
   return { status: response.status, html: await response.text() };
 }
 
-const STEP_ONE = 'I have read the impact';
+const STEP_ONE = '영향을 읽었습니다';
 
 async function auditCount(): Promise<number> {
   return (await t.deps.audit.list({ limit: 200 })).entries.length;

@@ -33,7 +33,7 @@ type Ctx = Context<AppEnv>;
 /** One operation behind a POST form under `/ops`. */
 interface OperationForm<N extends OperationName> {
   path: string;
-  /** The page title (a function of the path parameters where the path names the action). */
+  /** The page title's message key (a function of the path parameters where the path names the action). */
   title: string | ((params: Record<string, string>) => string);
   section: Section;
   /** The form fields that are arguments (path parameters are added to them). */
@@ -69,27 +69,27 @@ function pick(
 export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace } = {
   'server.create': {
     path: '/servers',
-    title: 'Register server · 서버 등록',
+    title: 'op_server_create',
     section: '/ops/servers',
     fields: (fields) => pick(fields, ['name', 'role']),
     done: ({ server }) => withNotice('/ops/servers', `Registered ${server.name} (pending approval)`),
   },
   'server.approve': {
     path: '/servers/:id/approve',
-    title: 'Approve server · 서버 승인',
+    title: 'op_server_approve',
     section: '/ops/servers',
     done: ({ server }) => withNotice('/ops/servers', `Approved ${server.name}`),
   },
   'server.maintenance': {
     path: '/servers/:id/maintenance',
-    title: 'Maintenance · 점검 모드',
+    title: 'op_server_maintenance',
     section: '/ops/servers',
     fields: (fields) => ({ on: fields.on === 'true' }),
     done: ({ server }) => withNotice('/ops/servers', `${server.name} is ${server.state}`),
   },
   'server.agent_token': {
     path: '/servers/:id/agent-token',
-    title: 'Agent token · 에이전트 토큰',
+    title: 'op_agent_token',
     section: '/ops/servers',
     // Shown once; renderPage marks every page `no-store`, so it is not cached either.
     done: ({ server, token }) => ({
@@ -98,47 +98,47 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
   },
   'server.isolate': {
     path: '/servers/:id/isolate',
-    title: 'Isolate server · 서버 격리',
+    title: 'op_server_isolate',
     section: '/ops/servers',
     fields: (fields) => pick(fields, ['reason']),
     done: ({ server }) => withNotice('/ops/servers', `Isolated ${server.name}`),
   },
   'server.delete': {
     path: '/servers/:id/delete',
-    title: 'Delete server · 서버 삭제',
+    title: 'op_server_delete',
     section: '/ops/servers',
     done: ({ server }) => withNotice('/ops/servers', `Deleted ${server.name}`),
   },
   'release.register': {
     path: '/releases',
-    title: 'Upload release · 릴리스 업로드',
+    title: 'op_release_upload',
     section: '/ops/releases',
     upload: true,
     done: ({ release }) => withNotice('/ops/releases', `Registered ${release.module}@${release.version}`),
   },
   'release.approve': {
     path: '/releases/:id/approve',
-    title: 'Approve release · 릴리스 승인',
+    title: 'op_release_approve',
     section: '/ops/releases',
     done: ({ release }) => withNotice('/ops/releases', `Approved ${release.module}@${release.version}`),
   },
   'deploy.request': {
     path: '/deployments',
-    title: 'Deploy · 배포',
+    title: 'op_deploy',
     section: '/ops/releases',
     fields: (fields) => pick(fields, ['module', 'version', 'serverId'], ['reason']),
     done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Deploy job ${job.id} queued`),
   },
   'deploy.rollback': {
     path: '/deployments/rollback',
-    title: 'Roll back · 롤백',
+    title: 'op_rollback',
     section: '/ops/releases',
     fields: (fields) => pick(fields, ['module', 'serverId'], ['reason']),
     done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Rollback job ${job.id} queued`),
   },
   'deploy.reconcile': {
     path: '/deployments/reconcile',
-    title: 'Reconcile · 상태 맞추기',
+    title: 'op_reconcile',
     section: '/ops/releases',
     fields: (fields) => pick(fields, [], ['serverId', 'reason']),
     done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Reconcile job ${job.id} queued`),
@@ -148,7 +148,7 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
   },
   'job.control': {
     path: '/jobs/:id/:action{cancel|retry|resume|stop}',
-    title: (params) => `Job ${params.action ?? ''}`,
+    title: (params) => `op_job_${params.action ?? ''}`,
     section: '/ops/jobs',
     fields: (fields) => pick(fields, [], ['reason']),
     done: ({ job }, args) =>
@@ -156,34 +156,34 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
   },
   'job.revert': {
     path: '/jobs/:id/revert',
-    title: 'Revert deploy · 배포 되돌리기',
+    title: 'op_job_revert',
     section: '/ops/jobs',
     fields: (fields) => pick(fields, [], ['reason']),
     done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Revert job ${job.id} queued`),
   },
   'incident.open': {
     path: '/incidents',
-    title: 'Open incident · 장애 등록',
+    title: 'op_incident_open',
     section: '/ops/incidents',
     fields: (fields) => pick(fields, ['key', 'title', 'severity'], ['detail']),
     done: ({ incident }) => withNotice('/ops/incidents', `Opened ${incident.key}`),
   },
   'incident.resolve': {
     path: '/incidents/:id/resolve',
-    title: 'Resolve incident · 장애 해결',
+    title: 'op_incident_resolve',
     section: '/ops/incidents',
     fields: (fields) => pick(fields, ['resolution']),
     done: ({ incident }) => withNotice('/ops/incidents', `Resolved ${incident.key}`),
   },
   'dr.snapshot': {
     path: '/dr/snapshots',
-    title: 'DR snapshot · DR 스냅샷',
+    title: 'op_dr_snapshot',
     section: '/ops',
     done: () => withNotice('/ops', 'DR snapshot written'),
   },
   'settings.set': {
     path: '/settings',
-    title: 'Set a setting · 설정 변경',
+    title: 'op_settings_set',
     section: '/ops/settings',
     fields: async (fields, core) => {
       const raw = pick(fields, ['key'], ['serverId']);
@@ -198,7 +198,7 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
   },
   'settings.secret_set': {
     path: '/settings/secret',
-    title: 'Set a confidential value · 비밀값 설정',
+    title: 'op_settings_secret',
     section: '/ops/settings',
     secretFields: ['value'],
     fields: (fields) => ({
@@ -210,7 +210,7 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
   },
   'settings.apply': {
     path: '/settings/apply',
-    title: 'Apply settings · 설정 적용',
+    title: 'op_settings_apply',
     section: '/ops/settings',
     fields: (fields) => pick(fields, [], ['serverId']),
     done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Settings apply job ${job.id} queued`),

@@ -1,12 +1,13 @@
-// Over 600 lines for now: the console's page views in one server-rendered file, one function per page; issue #16
-// (one language at a time, a console that looks finished) reworks every page and splits them by page then.
+// Over 600 lines for now: the console's page views in one server-rendered file, one function per page, every
+// string from the shared catalogue (`@hal-ai/ui-panel/i18n`); a split by page is the next step.
 import type { AuditVerification } from '../audit/audit-log.js';
 import type { AuditEntry } from '../audit/types.js';
 import type { ServerMetrics } from '../core/agent.js';
 import { INCIDENT_SEVERITIES, JOB_STATES } from '../core/core-schemas.js';
 import type { HalCore } from '../core/hal-core.js';
-import { formatBytes, formatDuration, formatPercent, formatTime, formatValue } from './pages-format.js';
+import { formatValue } from './pages-format.js';
 import { ActionButton, CsrfField, StateBadge } from './pages-layout.js';
+import { stateText, usePageText } from './pages-locale.js';
 
 type Awaited2<T> = T extends Promise<infer U> ? U : T;
 type Overview = Awaited2<ReturnType<HalCore['overview']>>;
@@ -20,13 +21,14 @@ type IncidentList = Awaited2<ReturnType<HalCore['incidents']['list']>>['incident
 type SettingList = Awaited2<ReturnType<HalCore['settings']['get']>>['settings'];
 
 function Counts(props: { counts: Record<string, number>; empty?: string }) {
+  const { t, format } = usePageText();
   const entries = Object.entries(props.counts);
-  if (entries.length === 0) return <p class="muted">{props.empty ?? 'none'}</p>;
+  if (entries.length === 0) return <p class="muted">{props.empty ?? t('none')}</p>;
   return (
     <ul class="counts">
       {entries.map(([state, n]) => (
         <li>
-          <StateBadge state={state} /> <span class="count">{n}</span>
+          <StateBadge state={state} /> <span class="count">{format.number(n)}</span>
         </li>
       ))}
     </ul>
@@ -35,47 +37,53 @@ function Counts(props: { counts: Record<string, number>; empty?: string }) {
 
 /** The local server's metrics as a definition list (numbers, with units). */
 export function MetricsView(props: { metrics: ServerMetrics | null }) {
+  const { t, format } = usePageText();
   const m = props.metrics;
-  if (!m) return <p class="muted">No metrics yet · 아직 측정값이 없습니다</p>;
+  if (!m) return <p class="muted">{t('metrics_none')}</p>;
   const diskUsed = m.disk.totalBytes - m.disk.freeBytes;
   return (
     <dl class="metrics" data-metrics-at={m.at}>
-      <dt>CPU</dt>
-      <dd data-metric="cpu">{m.cpuPercent === null ? '—' : `${m.cpuPercent.toFixed(1)}%`}</dd>
-      <dt>Memory · 메모리</dt>
+      <dt>{t('metrics_cpu')}</dt>
+      <dd data-metric="cpu">{m.cpuPercent === null ? '—' : format.percent(m.cpuPercent)}</dd>
+      <dt>{t('metrics_memory')}</dt>
       <dd data-metric="memory">
-        {formatBytes(m.memory.usedBytes)} / {formatBytes(m.memory.totalBytes)} (
-        {formatPercent(m.memory.usedBytes, m.memory.totalBytes)})
+        {format.bytes(m.memory.usedBytes)} / {format.bytes(m.memory.totalBytes)} (
+        {format.percent(m.memory.usedBytes, m.memory.totalBytes)})
       </dd>
-      <dt>Disk · 디스크</dt>
+      <dt>{t('metrics_disk')}</dt>
       <dd data-metric="disk">
-        {formatBytes(diskUsed)} / {formatBytes(m.disk.totalBytes)} (
-        {formatPercent(diskUsed, m.disk.totalBytes)}
-        ), {formatBytes(m.disk.freeBytes)} free
+        {format.bytes(diskUsed)} / {format.bytes(m.disk.totalBytes)} (
+        {format.percent(diskUsed, m.disk.totalBytes)}
+        ), {t('metrics_disk_free', { free: format.bytes(m.disk.freeBytes) })}
       </dd>
-      <dt>Load · 부하</dt>
-      <dd data-metric="load">{m.load.map((n) => n.toFixed(2)).join(' / ')}</dd>
-      <dt>Uptime · 가동 시간</dt>
-      <dd data-metric="uptime">{formatDuration(m.uptimeS)}</dd>
-      <dt>Measured · 측정 시각</dt>
-      <dd>{formatTime(m.at)}</dd>
+      <dt>{t('metrics_load')}</dt>
+      <dd data-metric="load">
+        {m.load
+          .map((n) => format.number(n, { minimumFractionDigits: 2, maximumFractionDigits: 2 }))
+          .join(' / ')}
+      </dd>
+      <dt>{t('metrics_uptime')}</dt>
+      <dd data-metric="uptime">{format.duration(m.uptimeS)}</dd>
+      <dt>{t('metrics_measured')}</dt>
+      <dd>{format.dateTime(m.at)}</dd>
     </dl>
   );
 }
 
 function JobsTable(props: { jobs: JobList }) {
-  if (props.jobs.length === 0) return <p class="muted">No jobs · 작업 없음</p>;
+  const { t, format } = usePageText();
+  if (props.jobs.length === 0) return <p class="muted">{t('jobs_none')}</p>;
   return (
     <table class="table">
       <thead>
         <tr>
-          <th>Job</th>
-          <th>Type</th>
-          <th>State</th>
-          <th>Target</th>
-          <th>By</th>
-          <th>Created</th>
-          <th>Finished</th>
+          <th>{t('job_col')}</th>
+          <th>{t('label_type')}</th>
+          <th>{t('label_state')}</th>
+          <th>{t('label_target')}</th>
+          <th>{t('label_by')}</th>
+          <th>{t('label_created')}</th>
+          <th>{t('label_finished')}</th>
         </tr>
       </thead>
       <tbody>
@@ -91,8 +99,8 @@ function JobsTable(props: { jobs: JobList }) {
             </td>
             <td>{job.target ?? '—'}</td>
             <td>{job.createdBy}</td>
-            <td>{formatTime(job.createdAt)}</td>
-            <td>{formatTime(job.finishedAt)}</td>
+            <td>{format.dateTime(job.createdAt)}</td>
+            <td>{format.dateTime(job.finishedAt)}</td>
           </tr>
         ))}
       </tbody>
@@ -106,35 +114,39 @@ export function OverviewView(props: {
   metrics: ServerMetrics | null;
   csrfToken: string;
 }) {
+  const { t, format } = usePageText();
   const { overview } = props;
   const local = overview.local?.server;
   return (
     <div class="grid">
       <section class="card">
-        <h2>Servers · 서버</h2>
+        <h2>{t('overview_servers')}</h2>
         <Counts counts={overview.servers} />
       </section>
       <section class="card" id="local-metrics">
-        <h2>This server · 이 서버{local ? <span class="muted"> {local.name}</span> : null}</h2>
+        <h2>
+          {t('overview_this_server')}
+          {local ? <span class="muted"> {local.name}</span> : null}
+        </h2>
         <MetricsView metrics={props.metrics} />
       </section>
       <section class="card">
-        <h2>Open incidents · 열린 장애</h2>
-        <Counts counts={overview.incidents.open} empty="No open incidents · 열린 장애 없음" />
+        <h2>{t('overview_open_incidents')}</h2>
+        <Counts counts={overview.incidents.open} empty={t('overview_no_open_incidents')} />
         <p>
-          <a href="/ops/incidents">All incidents →</a>
+          <a href="/ops/incidents">{t('overview_all_incidents')}</a>
         </p>
       </section>
-      <section class="card">
-        <h2>DR · 재해 복구</h2>
+      <section class="card" id="dr-card">
+        <h2>{t('overview_dr')}</h2>
         <dl>
-          <dt>Snapshots</dt>
-          <dd>{overview.dr.count}</dd>
-          <dt>Last snapshot age · 마지막 스냅샷</dt>
+          <dt>{t('overview_dr_snapshots')}</dt>
+          <dd>{format.number(overview.dr.count)}</dd>
+          <dt>{t('overview_dr_last_age')}</dt>
           <dd data-dr-age="">
-            {overview.dr.lastAgeS === null ? 'never' : formatDuration(overview.dr.lastAgeS)}
+            {overview.dr.lastAgeS === null ? t('never') : format.duration(overview.dr.lastAgeS)}
           </dd>
-          <dt>Verified</dt>
+          <dt>{t('overview_dr_verified')}</dt>
           <dd>
             <StateBadge state={overview.dr.verified} />
           </dd>
@@ -142,20 +154,24 @@ export function OverviewView(props: {
         <ActionButton
           action="/ops/dr/snapshots"
           csrfToken={props.csrfToken}
-          label="Snapshot now · 지금 백업"
+          label={t('overview_dr_snapshot_now')}
         />
       </section>
       <section class="card">
-        <h2>Releases · 릴리스</h2>
+        <h2>{t('overview_releases')}</h2>
         <Counts counts={overview.releases} />
-        <h2>Jobs · 작업</h2>
+        <h2>{t('overview_jobs')}</h2>
         <Counts counts={overview.jobs} />
         <p class="muted">
-          Runner: {overview.runner.status}, running {overview.runner.running}, queued {overview.runner.queued}
+          {t('overview_runner', {
+            status: stateText(t, overview.runner.status),
+            running: overview.runner.running,
+            queued: overview.runner.queued,
+          })}
         </p>
       </section>
       <section class="card wide">
-        <h2>Recent jobs · 최근 작업</h2>
+        <h2>{t('overview_recent_jobs')}</h2>
         <JobsTable jobs={overview.recentJobs} />
       </section>
     </div>
@@ -164,18 +180,20 @@ export function OverviewView(props: {
 
 /** `/ops/servers`: list with lifecycle actions, and the register form. */
 export function ServersView(props: { servers: ServerList; csrfToken: string }) {
+  const { t } = usePageText();
   const csrf = props.csrfToken;
   return (
     <>
+      {props.servers.length === 0 ? <p class="muted">{t('servers_none')}</p> : null}
       <table class="table">
         <thead>
           <tr>
-            <th>Name</th>
-            <th>Id</th>
-            <th>Role</th>
-            <th>Kind</th>
-            <th>State</th>
-            <th>Actions</th>
+            <th>{t('label_name')}</th>
+            <th>{t('label_id')}</th>
+            <th>{t('label_role')}</th>
+            <th>{t('label_kind')}</th>
+            <th>{t('label_state')}</th>
+            <th>{t('label_actions')}</th>
           </tr>
         </thead>
         <tbody>
@@ -198,7 +216,7 @@ export function ServersView(props: { servers: ServerList; csrfToken: string }) {
                 </td>
                 <td class="actions">
                   {server.state === 'pending' ? (
-                    <ActionButton action={`${base}/approve`} csrfToken={csrf} label="Approve · 승인" />
+                    <ActionButton action={`${base}/approve`} csrfToken={csrf} label={t('servers_approve')} />
                   ) : null}
                   {live ? (
                     <ActionButton
@@ -206,21 +224,34 @@ export function ServersView(props: { servers: ServerList; csrfToken: string }) {
                       csrfToken={csrf}
                       fields={{ on: server.state === 'maintenance' ? 'false' : 'true' }}
                       label={
-                        server.state === 'maintenance' ? 'End maintenance · 점검 종료' : 'Maintenance · 점검'
+                        server.state === 'maintenance'
+                          ? t('servers_end_maintenance')
+                          : t('servers_maintenance')
                       }
                     />
                   ) : null}
                   {server.state !== 'isolated' && server.state !== 'deleted' && server.kind !== 'local' ? (
                     <form method="post" action={`${base}/isolate`} class="inline">
                       <CsrfField token={csrf} />
-                      <input name="reason" placeholder="reason · 사유" required maxlength={500} />
+                      <input
+                        name="reason"
+                        placeholder={t('label_reason')}
+                        aria-label={t('servers_isolate_reason')}
+                        required
+                        maxlength={500}
+                      />
                       <button type="submit" class="button danger">
-                        Isolate · 격리
+                        {t('servers_isolate')}
                       </button>
                     </form>
                   ) : null}
                   {server.state !== 'deleted' && server.kind !== 'local' ? (
-                    <ActionButton action={`${base}/delete`} csrfToken={csrf} label="Delete · 삭제" danger />
+                    <ActionButton
+                      action={`${base}/delete`}
+                      csrfToken={csrf}
+                      label={t('servers_delete')}
+                      danger
+                    />
                   ) : null}
                 </td>
               </tr>
@@ -229,17 +260,17 @@ export function ServersView(props: { servers: ServerList; csrfToken: string }) {
         </tbody>
       </table>
       <section class="card">
-        <h2>Register a server · 서버 등록</h2>
+        <h2>{t('servers_register')}</h2>
         <form method="post" action="/ops/servers" class="stack">
           <CsrfField token={csrf} />
           <label>
-            Host name · 호스트 이름 <input name="name" required pattern="[a-z0-9][a-z0-9.\-]{0,62}" />
+            {t('servers_host_name')} <input name="name" required pattern="[a-z0-9][a-z0-9.\-]{0,62}" />
           </label>
           <label>
-            Role · 역할 <input name="role" required maxlength={40} placeholder="web" />
+            {t('label_role')} <input name="role" required maxlength={40} placeholder="web" />
           </label>
           <button type="submit" class="button primary">
-            Register · 등록
+            {t('servers_register_submit')}
           </button>
         </form>
       </section>
@@ -253,32 +284,35 @@ export function ServerView(props: {
   metrics: ServerMetrics | null;
   csrfToken: string;
 }) {
+  const { t, format } = usePageText();
   const { server, deployments } = props.detail;
   return (
     <>
       <section class="card" data-server-state={server.state}>
         <dl>
-          <dt>Id</dt>
+          <dt>{t('label_id')}</dt>
           <dd>
             <code>{server.id}</code>
           </dd>
-          <dt>Role · 역할</dt>
+          <dt>{t('label_role')}</dt>
           <dd>{server.role}</dd>
-          <dt>Kind</dt>
+          <dt>{t('label_kind')}</dt>
           <dd>{server.kind}</dd>
-          <dt>State · 상태</dt>
+          <dt>{t('label_state')}</dt>
           <dd>
             <StateBadge state={server.state} />
             {server.isolatedReason ? <span class="muted"> {server.isolatedReason}</span> : null}
           </dd>
-          <dt>Approved</dt>
+          <dt>{t('server_approved')}</dt>
           <dd>
-            {formatTime(server.approvedAt)} <span class="muted">{server.approvedBy ?? ''}</span>
+            {format.dateTime(server.approvedAt)} <span class="muted">{server.approvedBy ?? ''}</span>
           </dd>
           {server.kind === 'remote' ? (
             <>
-              <dt>Agent token</dt>
-              <dd>{server.hasAgentToken ? 'issued · 발급됨' : 'none · 없음'}</dd>
+              <dt>{t('server_agent_token')}</dt>
+              <dd data-agent-token-state={server.hasAgentToken ? 'issued' : 'none'}>
+                {server.hasAgentToken ? t('server_token_issued') : t('none')}
+              </dd>
             </>
           ) : null}
         </dl>
@@ -286,28 +320,26 @@ export function ServerView(props: {
           <ActionButton
             action={`/ops/servers/${encodeURIComponent(server.id)}/agent-token`}
             csrfToken={props.csrfToken}
-            label={
-              server.hasAgentToken ? 'Replace agent token · 토큰 재발급' : 'Issue agent token · 토큰 발급'
-            }
+            label={server.hasAgentToken ? t('server_token_replace') : t('server_token_issue')}
           />
         ) : null}
       </section>
       <section class="card">
-        <h2>Metrics · 측정값</h2>
+        <h2>{t('server_metrics')}</h2>
         <MetricsView metrics={props.metrics} />
       </section>
-      <h2>Deployments · 배포</h2>
+      <h2>{t('server_deployments')}</h2>
       {deployments.length === 0 ? (
-        <p class="muted">Nothing deployed · 배포 없음</p>
+        <p class="muted">{t('server_nothing_deployed')}</p>
       ) : (
         <table class="table">
           <thead>
             <tr>
-              <th>Module</th>
-              <th>Desired</th>
-              <th>Actual</th>
-              <th>Previous</th>
-              <th>Updated</th>
+              <th>{t('label_module')}</th>
+              <th>{t('deploy_desired')}</th>
+              <th>{t('deploy_actual')}</th>
+              <th>{t('deploy_previous')}</th>
+              <th>{t('label_updated')}</th>
             </tr>
           </thead>
           <tbody>
@@ -317,7 +349,7 @@ export function ServerView(props: {
                 <td>{d.desiredVersion ?? '—'}</td>
                 <td>{d.actualVersion ?? '—'}</td>
                 <td>{d.previousVersion ?? '—'}</td>
-                <td>{formatTime(d.updatedAt)}</td>
+                <td>{format.dateTime(d.updatedAt)}</td>
               </tr>
             ))}
           </tbody>
@@ -329,19 +361,17 @@ export function ServerView(props: {
 
 /** The page that shows a freshly issued agent token, once (only its hash is kept). */
 export function AgentTokenView(props: { serverName: string; serverId: string; token: string }) {
+  const { t } = usePageText();
   return (
     <section class="card confirm">
-      <p>
-        Agent token for <strong>{props.serverName}</strong>. It is shown only now · 이 토큰은 지금 한 번만
-        표시됩니다.
-      </p>
+      <p>{t('agent_token_intro', { server: props.serverName })}</p>
       <pre class="log" data-agent-token="">
         {props.token}
       </pre>
-      <p>On the server run · 서버에서 실행:</p>
+      <p>{t('agent_token_run')}</p>
       <pre class="log">{`HAL_AGENT_TOKEN=<token> hal agent --hal <this HAL's URL>`}</pre>
       <p>
-        <a href={`/ops/servers/${encodeURIComponent(props.serverId)}`}>Done · 완료</a>
+        <a href={`/ops/servers/${encodeURIComponent(props.serverId)}`}>{t('done')}</a>
       </p>
     </section>
   );
@@ -349,22 +379,23 @@ export function AgentTokenView(props: { serverName: string; serverId: string; to
 
 /** `/ops/jobs`: list with a state filter. */
 export function JobsView(props: { jobs: JobList; state: string | undefined; nextCursor: string | null }) {
+  const { t } = usePageText();
   return (
     <>
       <form method="get" action="/ops/jobs" class="filters">
         <label>
-          State · 상태{' '}
+          {t('label_state')}{' '}
           <select name="state">
-            <option value="">all</option>
+            <option value="">{t('all')}</option>
             {JOB_STATES.map((state) => (
               <option value={state} selected={state === props.state}>
-                {state}
+                {stateText(t, state)}
               </option>
             ))}
           </select>
         </label>{' '}
         <button type="submit" class="button">
-          Filter
+          {t('filter')}
         </button>
       </form>
       <JobsTable jobs={props.jobs} />
@@ -373,7 +404,7 @@ export function JobsView(props: { jobs: JobList; state: string | undefined; next
           <a
             href={`/ops/jobs?cursor=${encodeURIComponent(props.nextCursor)}${props.state ? `&state=${encodeURIComponent(props.state)}` : ''}`}
           >
-            More →
+            {t('more')}
           </a>
         </p>
       ) : null}
@@ -383,46 +414,50 @@ export function JobsView(props: { jobs: JobList; state: string | undefined; next
 
 /** `/ops/jobs/:id`: state, steps with their logs, and the controls that apply. */
 export function JobView(props: { job: JobDetail; csrfToken: string }) {
+  const { t, format } = usePageText();
   const { job } = props;
   const base = `/ops/jobs/${encodeURIComponent(job.id)}`;
   const csrf = props.csrfToken;
   const controls: Array<[string, string, boolean]> = [];
-  if (['queued', 'running', 'paused'].includes(job.state)) controls.push(['cancel', 'Cancel · 취소', true]);
-  if (['queued', 'running'].includes(job.state)) controls.push(['stop', 'Stop · 정지', false]);
-  if (job.state === 'paused') controls.push(['resume', 'Resume · 재개', false]);
-  if (['failed', 'cancelled'].includes(job.state)) controls.push(['retry', 'Retry · 재시도', false]);
-  if (job.type === 'deploy' && job.state === 'succeeded')
-    controls.push(['revert', 'Revert · 되돌리기', true]);
+  if (['queued', 'running', 'paused'].includes(job.state)) controls.push(['cancel', t('job_cancel'), true]);
+  if (['queued', 'running'].includes(job.state)) controls.push(['stop', t('job_stop'), false]);
+  if (job.state === 'paused') controls.push(['resume', t('job_resume'), false]);
+  if (['failed', 'cancelled'].includes(job.state)) controls.push(['retry', t('job_retry'), false]);
+  if (job.type === 'deploy' && job.state === 'succeeded') controls.push(['revert', t('job_revert'), true]);
+  // A job still moving is followed live by the page script (job-live.js): no manual refresh.
+  const live = job.state === 'queued' || job.state === 'running';
   return (
-    <>
+    <div class="job" data-job-id={job.id} data-job-live={live ? 'true' : undefined}>
       <section class="card" data-job-state={job.state}>
         <dl>
-          <dt>Id</dt>
+          <dt>{t('label_id')}</dt>
           <dd>
             <code>{job.id}</code>
           </dd>
-          <dt>Type</dt>
+          <dt>{t('label_type')}</dt>
           <dd>{job.type}</dd>
-          <dt>State · 상태</dt>
+          <dt>{t('label_state')}</dt>
           <dd>
             <StateBadge state={job.state} />
-            {job.control ? <span class="muted"> ({job.control} requested)</span> : null}
+            {job.control ? (
+              <span class="muted"> {t('job_control_requested', { control: job.control })}</span>
+            ) : null}
           </dd>
-          <dt>Target</dt>
+          <dt>{t('label_target')}</dt>
           <dd>{job.target ?? '—'}</dd>
-          <dt>Arguments</dt>
+          <dt>{t('job_arguments')}</dt>
           <dd>
             <code>{JSON.stringify(job.args)}</code>
           </dd>
           {job.reason ? (
             <>
-              <dt>Reason</dt>
+              <dt>{t('label_reason')}</dt>
               <dd>{job.reason}</dd>
             </>
           ) : null}
           {job.error ? (
             <>
-              <dt>Error</dt>
+              <dt>{t('label_error')}</dt>
               <dd>
                 {job.error.message} <code class="code">{job.error.code}</code>
               </dd>
@@ -430,46 +465,52 @@ export function JobView(props: { job: JobDetail; csrfToken: string }) {
           ) : null}
           {job.parentJobId ? (
             <>
-              <dt>Parent job</dt>
+              <dt>{t('job_parent')}</dt>
               <dd>
                 <a href={`/ops/jobs/${encodeURIComponent(job.parentJobId)}`}>{job.parentJobId}</a>
               </dd>
             </>
           ) : null}
-          <dt>By</dt>
+          <dt>{t('label_by')}</dt>
           <dd>{job.createdBy}</dd>
-          <dt>Created / started / finished</dt>
+          <dt>{t('job_times')}</dt>
           <dd>
-            {formatTime(job.createdAt)} / {formatTime(job.startedAt)} / {formatTime(job.finishedAt)}
+            {format.dateTime(job.createdAt)} / {format.dateTime(job.startedAt)} /{' '}
+            {format.dateTime(job.finishedAt)}
           </dd>
-          <dt>Attempts</dt>
-          <dd>{job.attempts}</dd>
+          <dt>{t('job_attempts')}</dt>
+          <dd>{format.number(job.attempts)}</dd>
         </dl>
         <p class="actions">
           {controls.map(([action, label, danger]) => (
             <ActionButton action={`${base}/${action}`} csrfToken={csrf} label={label} danger={danger} />
           ))}{' '}
           <a href={base} class="button">
-            Refresh · 새로고침
+            {t('job_refresh')}
           </a>
         </p>
+        {live ? (
+          <p class="muted" role="status" data-job-live-note="">
+            {t('job_live')}
+          </p>
+        ) : null}
       </section>
-      <h2>Steps · 단계</h2>
-      {job.steps.length === 0 ? <p class="muted">No steps yet · 아직 단계가 없습니다</p> : null}
+      <h2>{t('job_steps')}</h2>
+      {job.steps.length === 0 ? <p class="muted">{t('job_no_steps')}</p> : null}
       <ol class="job-steps">
         {job.steps.map((step) => (
           <li data-step={step.name}>
             <p>
               <strong>{step.name}</strong> <StateBadge state={step.state} />{' '}
               <span class="muted">
-                {formatTime(step.startedAt)} → {formatTime(step.finishedAt)}
+                {format.dateTime(step.startedAt)} → {format.dateTime(step.finishedAt)}
               </span>
             </p>
             {step.log ? <pre class="log">{step.log}</pre> : null}
           </li>
         ))}
       </ol>
-    </>
+    </div>
   );
 }
 
@@ -480,6 +521,7 @@ export function ReleasesView(props: {
   servers: ServerList;
   csrfToken: string;
 }) {
+  const { t, format } = usePageText();
   const csrf = props.csrfToken;
   const targets = props.servers.filter((s) => s.state === 'active' || s.state === 'maintenance');
   const names = new Map(props.servers.map((s) => [s.id, s.name]));
@@ -488,12 +530,12 @@ export function ReleasesView(props: {
       <table class="table">
         <thead>
           <tr>
-            <th>Module</th>
-            <th>Version</th>
-            <th>SHA-256</th>
-            <th>Size</th>
-            <th>State</th>
-            <th>Actions</th>
+            <th>{t('label_module')}</th>
+            <th>{t('label_version')}</th>
+            <th>{t('releases_sha256')}</th>
+            <th>{t('releases_size')}</th>
+            <th>{t('label_state')}</th>
+            <th>{t('label_actions')}</th>
           </tr>
         </thead>
         <tbody>
@@ -504,7 +546,7 @@ export function ReleasesView(props: {
               <td>
                 <code title={release.sha256}>{release.sha256.slice(0, 12)}…</code>
               </td>
-              <td>{formatBytes(release.size)}</td>
+              <td>{format.bytes(release.size)}</td>
               <td>
                 <StateBadge state={release.state} />
               </td>
@@ -513,7 +555,7 @@ export function ReleasesView(props: {
                   <ActionButton
                     action={`/ops/releases/${encodeURIComponent(release.id)}/approve`}
                     csrfToken={csrf}
-                    label="Approve · 승인"
+                    label={t('releases_approve')}
                   />
                 ) : null}
                 {release.state === 'approved' && targets.length > 0 ? (
@@ -521,13 +563,13 @@ export function ReleasesView(props: {
                     <CsrfField token={csrf} />
                     <input type="hidden" name="module" value={release.module} />
                     <input type="hidden" name="version" value={release.version} />
-                    <select name="serverId" aria-label="Server">
+                    <select name="serverId" aria-label={t('label_server')}>
                       {targets.map((s) => (
                         <option value={s.id}>{s.name}</option>
                       ))}
                     </select>
                     <button type="submit" class="button danger">
-                      Deploy · 배포
+                      {t('releases_deploy')}
                     </button>
                   </form>
                 ) : null}
@@ -536,21 +578,21 @@ export function ReleasesView(props: {
           ))}
         </tbody>
       </table>
-      {props.releases.length === 0 ? <p class="muted">No releases · 릴리스 없음</p> : null}
+      {props.releases.length === 0 ? <p class="muted">{t('releases_none')}</p> : null}
 
-      <h2>Deployments · 배포 현황</h2>
+      <h2>{t('releases_deployments')}</h2>
       {props.deployments.length === 0 ? (
-        <p class="muted">Nothing deployed yet · 아직 배포 없음</p>
+        <p class="muted">{t('releases_nothing_deployed')}</p>
       ) : (
         <table class="table">
           <thead>
             <tr>
-              <th>Server</th>
-              <th>Module</th>
-              <th>Desired</th>
-              <th>Actual</th>
-              <th>Previous</th>
-              <th>Actions</th>
+              <th>{t('label_server')}</th>
+              <th>{t('label_module')}</th>
+              <th>{t('deploy_desired')}</th>
+              <th>{t('deploy_actual')}</th>
+              <th>{t('deploy_previous')}</th>
+              <th>{t('label_actions')}</th>
             </tr>
           </thead>
           <tbody>
@@ -567,7 +609,7 @@ export function ReleasesView(props: {
                       action="/ops/deployments/rollback"
                       csrfToken={csrf}
                       fields={{ module: d.module, serverId: d.serverId }}
-                      label="Roll back · 롤백"
+                      label={t('releases_roll_back')}
                       danger
                     />
                   ) : null}
@@ -579,37 +621,58 @@ export function ReleasesView(props: {
       )}
       <form method="post" action="/ops/deployments/reconcile" class="inline">
         <CsrfField token={csrf} />
-        <select name="serverId" aria-label="Server">
-          <option value="">all servers</option>
+        <select name="serverId" aria-label={t('label_server')}>
+          <option value="">{t('all_servers')}</option>
           {targets.map((s) => (
             <option value={s.id}>{s.name}</option>
           ))}
         </select>
         <button type="submit" class="button">
-          Reconcile · 상태 맞추기
+          {t('releases_reconcile')}
         </button>
       </form>
 
       <section class="card">
-        <h2>Upload a release · 릴리스 업로드</h2>
-        <form method="post" action="/ops/releases" enctype="multipart/form-data" class="stack">
+        <h2>{t('releases_upload')}</h2>
+        <form
+          method="post"
+          action="/ops/releases"
+          enctype="multipart/form-data"
+          class="stack"
+          data-upload-progress=""
+        >
           <CsrfField token={csrf} />
           <label>
-            Module · 모듈 <input name="module" required placeholder="portal" />
+            {t('label_module')} <input name="module" required placeholder="portal" />
           </label>
           <label>
-            Version · 버전 <input name="version" required placeholder="1.0.0" />
+            {t('label_version')} <input name="version" required placeholder="1.0.0" />
           </label>
           <label>
-            SHA-256 <input name="sha256" required pattern="[0-9a-fA-F]{64}" spellcheck={false} />
+            {t('releases_sha256')}{' '}
+            <input name="sha256" required pattern="[0-9a-fA-F]{64}" spellcheck={false} />
           </label>
           <label>
-            Artifact (.tar.gz) · 파일{' '}
+            {t('releases_artifact')}{' '}
             <input type="file" name="artifact" required accept=".tar.gz,.tgz,application/gzip" />
           </label>
           <button type="submit" class="button primary">
-            Upload · 업로드
+            {t('releases_upload_submit')}
           </button>
+          <progress
+            class="upload-progress"
+            max={1}
+            value={0}
+            hidden
+            aria-label={t('releases_upload')}
+          ></progress>
+          <span
+            class="muted"
+            role="status"
+            data-upload-label=""
+            data-template={t('releases_uploading', { percent: '{percent}' })}
+            data-failed={t('releases_upload_failed')}
+          ></span>
         </form>
       </section>
     </>
@@ -618,18 +681,19 @@ export function ReleasesView(props: {
 
 /** `/ops/incidents`: open form and the list with resolve forms. */
 export function IncidentsView(props: { incidents: IncidentList; csrfToken: string }) {
+  const { t, format } = usePageText();
   const csrf = props.csrfToken;
   return (
     <>
       <table class="table">
         <thead>
           <tr>
-            <th>Key</th>
-            <th>Title</th>
-            <th>Severity</th>
-            <th>State</th>
-            <th>Opened</th>
-            <th>Resolution</th>
+            <th>{t('label_key')}</th>
+            <th>{t('incidents_title_col')}</th>
+            <th>{t('incidents_severity')}</th>
+            <th>{t('label_state')}</th>
+            <th>{t('incidents_opened')}</th>
+            <th>{t('incidents_resolution')}</th>
           </tr>
         </thead>
         <tbody>
@@ -649,7 +713,7 @@ export function IncidentsView(props: { incidents: IncidentList; csrfToken: strin
                 <StateBadge state={incident.state} />
               </td>
               <td>
-                {formatTime(incident.openedAt)} <span class="muted">{incident.openedBy}</span>
+                {format.dateTime(incident.openedAt)} <span class="muted">{incident.openedBy}</span>
               </td>
               <td>
                 {incident.state === 'open' ? (
@@ -659,14 +723,20 @@ export function IncidentsView(props: { incidents: IncidentList; csrfToken: strin
                     class="inline"
                   >
                     <CsrfField token={csrf} />
-                    <input name="resolution" required maxlength={2000} placeholder="resolution · 조치" />
+                    <input
+                      name="resolution"
+                      required
+                      maxlength={2000}
+                      placeholder={t('incidents_resolution')}
+                      aria-label={t('incidents_resolution')}
+                    />
                     <button type="submit" class="button">
-                      Resolve · 해결
+                      {t('incidents_resolve')}
                     </button>
                   </form>
                 ) : (
                   <>
-                    {incident.resolution} <span class="muted">{formatTime(incident.resolvedAt)}</span>
+                    {incident.resolution} <span class="muted">{format.dateTime(incident.resolvedAt)}</span>
                   </>
                 )}
               </td>
@@ -674,32 +744,32 @@ export function IncidentsView(props: { incidents: IncidentList; csrfToken: strin
           ))}
         </tbody>
       </table>
-      {props.incidents.length === 0 ? <p class="muted">No incidents · 장애 없음</p> : null}
+      {props.incidents.length === 0 ? <p class="muted">{t('incidents_none')}</p> : null}
       <section class="card">
-        <h2>Open an incident · 장애 등록</h2>
+        <h2>{t('incidents_open')}</h2>
         <form method="post" action="/ops/incidents" class="stack">
           <CsrfField token={csrf} />
           <label>
-            Key · 키 <input name="key" required placeholder="mail.queue-stuck" />
+            {t('label_key')} <input name="key" required placeholder="mail.queue-stuck" />
           </label>
           <label>
-            Title · 제목 <input name="title" required maxlength={200} />
+            {t('incidents_title_col')} <input name="title" required maxlength={200} />
           </label>
           <label>
-            Severity · 심각도{' '}
+            {t('incidents_severity')}{' '}
             <select name="severity">
               {INCIDENT_SEVERITIES.map((s) => (
                 <option value={s} selected={s === 'minor'}>
-                  {s}
+                  {stateText(t, s)}
                 </option>
               ))}
             </select>
           </label>
           <label>
-            Detail · 상세 <textarea name="detail" maxlength={4000}></textarea>
+            {t('incidents_detail')} <textarea name="detail" maxlength={4000}></textarea>
           </label>
           <button type="submit" class="button primary">
-            Open · 등록
+            {t('incidents_open_submit')}
           </button>
         </form>
       </section>
@@ -716,39 +786,39 @@ export function AuditView(props: {
   prefix: string | undefined;
   nextCursor: string | null;
 }) {
+  const { t, format } = usePageText();
   const v = props.verification;
   return (
     <>
       <p class={v.ok ? 'alert alert-ok' : 'alert alert-error'} data-audit-chain={v.ok ? 'ok' : 'broken'}>
         {v.ok
-          ? `Hash chain verified: ${v.count} entries intact · 해시 체인 정상`
-          : `Hash chain BROKEN at entry ${v.brokenAt} (${v.reason}) · 해시 체인 손상`}
+          ? t('audit_chain_ok', { count: format.number(v.count) })
+          : t('audit_chain_broken', { entry: String(v.brokenAt), reason: String(v.reason) })}
       </p>
       <form method="get" action="/ops/audit" class="filters">
         <label>
-          Action prefix · 동작 접두어{' '}
-          <input name="prefix" value={props.prefix ?? ''} placeholder="release." />
+          {t('audit_prefix')} <input name="prefix" value={props.prefix ?? ''} placeholder="release." />
         </label>{' '}
         <button type="submit" class="button">
-          Filter
+          {t('filter')}
         </button>
       </form>
       <table class="table">
         <thead>
           <tr>
             <th>#</th>
-            <th>Time</th>
-            <th>Actor</th>
-            <th>Action</th>
-            <th>Target</th>
-            <th>Details</th>
+            <th>{t('audit_time')}</th>
+            <th>{t('audit_actor')}</th>
+            <th>{t('audit_action')}</th>
+            <th>{t('label_target')}</th>
+            <th>{t('audit_details')}</th>
           </tr>
         </thead>
         <tbody>
           {props.entries.map((entry) => (
             <tr data-audit-action={entry.action}>
               <td>{entry.id}</td>
-              <td>{formatTime(entry.at)}</td>
+              <td>{format.dateTime(entry.at)}</td>
               <td>
                 {entry.actor.startsWith('operator:') && props.operators.has(entry.actor.slice(9)) ? (
                   <strong>{props.operators.get(entry.actor.slice(9))} </strong>
@@ -764,7 +834,7 @@ export function AuditView(props: {
                   '—'
                 ) : (
                   <details>
-                    <summary>show</summary>
+                    <summary>{t('show_details')}</summary>
                     <pre class="log">{JSON.stringify(entry.details, null, 2)}</pre>
                   </details>
                 )}
@@ -778,7 +848,7 @@ export function AuditView(props: {
           <a
             href={`/ops/audit?cursor=${encodeURIComponent(props.nextCursor)}${props.prefix ? `&prefix=${encodeURIComponent(props.prefix)}` : ''}`}
           >
-            Older →
+            {t('older')}
           </a>
         </p>
       ) : null}
@@ -793,6 +863,7 @@ export function SettingsView(props: {
   serverId: string | null;
   csrfToken: string;
 }) {
+  const { t } = usePageText();
   const csrf = props.csrfToken;
   const editable = props.settings.filter((s) => !s.confidential);
   const confidential = props.settings.filter((s) => s.confidential);
@@ -801,9 +872,9 @@ export function SettingsView(props: {
     <>
       <form method="get" action="/ops/settings" class="filters">
         <label>
-          Effective for · 적용 대상{' '}
+          {t('settings_effective_for')}{' '}
           <select name="serverId">
-            <option value="">global</option>
+            <option value="">{t('global')}</option>
             {live.map((s) => (
               <option value={s.id} selected={s.id === props.serverId}>
                 {s.name}
@@ -812,17 +883,17 @@ export function SettingsView(props: {
           </select>
         </label>{' '}
         <button type="submit" class="button">
-          Show
+          {t('show')}
         </button>
       </form>
       <table class="table">
         <thead>
           <tr>
-            <th>Key</th>
-            <th>Value</th>
-            <th>Source</th>
-            <th>Type</th>
-            <th>Description</th>
+            <th>{t('label_key')}</th>
+            <th>{t('label_value')}</th>
+            <th>{t('settings_source')}</th>
+            <th>{t('label_type')}</th>
+            <th>{t('settings_description')}</th>
           </tr>
         </thead>
         <tbody>
@@ -830,12 +901,12 @@ export function SettingsView(props: {
             <tr data-setting={s.key}>
               <td>
                 <code>{s.key}</code>
-                {s.confidential ? <span class="badge state-confidential">confidential</span> : null}
+                {s.confidential ? <StateBadge state="confidential" /> : null}
               </td>
               <td>
                 {s.confidential ? (
                   <span class={s.value === null ? 'muted' : 'badge state-active'}>
-                    {s.value === null ? 'not set · 미설정' : 'set · 설정됨'}
+                    {s.value === null ? t('settings_not_set') : t('settings_set_badge')}
                   </span>
                 ) : (
                   formatValue(s.value)
@@ -853,11 +924,11 @@ export function SettingsView(props: {
       </table>
       <div class="grid">
         <section class="card">
-          <h2>Set a value · 값 변경</h2>
+          <h2>{t('settings_set_value')}</h2>
           <form method="post" action="/ops/settings" class="stack">
             <CsrfField token={csrf} />
             <label>
-              Key · 키{' '}
+              {t('label_key')}{' '}
               <select name="key">
                 {editable.map((s) => (
                   <option value={s.key}>{s.key}</option>
@@ -865,32 +936,32 @@ export function SettingsView(props: {
               </select>
             </label>
             <label>
-              Value · 값 <input name="value" />
+              {t('label_value')} <input name="value" />
             </label>
             <label>
-              <input type="checkbox" name="unset" value="true" /> Remove the stored value · 저장값 삭제
+              <input type="checkbox" name="unset" value="true" /> {t('settings_unset')}
             </label>
             <label>
-              Scope · 범위{' '}
+              {t('label_scope')}{' '}
               <select name="serverId">
-                <option value="">global</option>
+                <option value="">{t('global')}</option>
                 {live.map((s) => (
                   <option value={s.id}>{s.name}</option>
                 ))}
               </select>
             </label>
             <button type="submit" class="button danger">
-              Set · 변경
+              {t('settings_set_submit')}
             </button>
           </form>
-          <p class="muted">Confidential values live in the vault: set them below.</p>
+          <p class="muted">{t('settings_confidential_hint')}</p>
         </section>
         <section class="card">
-          <h2>Confidential values · 비밀값</h2>
+          <h2>{t('settings_confidential')}</h2>
           <form method="post" action="/ops/settings/secret" class="stack">
             <CsrfField token={csrf} />
             <label>
-              Key · 키{' '}
+              {t('label_key')}{' '}
               <select name="key">
                 {confidential.map((s) => (
                   <option value={s.key}>{s.key}</option>
@@ -898,41 +969,41 @@ export function SettingsView(props: {
               </select>
             </label>
             <label>
-              Value · 값 <input type="password" name="value" autocomplete="new-password" />
+              {t('label_value')} <input type="password" name="value" autocomplete="new-password" />
             </label>
             <label>
-              <input type="checkbox" name="unset" value="true" /> Remove it · 삭제
+              <input type="checkbox" name="unset" value="true" /> {t('settings_remove')}
             </label>
             <label>
-              Scope · 범위{' '}
+              {t('label_scope')}{' '}
               <select name="serverId">
-                <option value="">global</option>
+                <option value="">{t('global')}</option>
                 {live.map((s) => (
                   <option value={s.id}>{s.name}</option>
                 ))}
               </select>
             </label>
             <button type="submit" class="button primary">
-              Store in the vault · 저장
+              {t('settings_store')}
             </button>
           </form>
-          <p class="muted">Kept in the vault, shown only as set or not set, never read back.</p>
+          <p class="muted">{t('settings_vault_hint')}</p>
         </section>
         <section class="card">
-          <h2>Apply · 적용</h2>
+          <h2>{t('settings_apply')}</h2>
           <form method="post" action="/ops/settings/apply" class="stack">
             <CsrfField token={csrf} />
             <label>
-              Target · 대상{' '}
+              {t('label_target')}{' '}
               <select name="serverId">
-                <option value="">all servers</option>
+                <option value="">{t('all_servers')}</option>
                 {live.map((s) => (
                   <option value={s.id}>{s.name}</option>
                 ))}
               </select>
             </label>
             <button type="submit" class="button danger">
-              Apply · 적용
+              {t('settings_apply_submit')}
             </button>
           </form>
         </section>
@@ -943,11 +1014,10 @@ export function SettingsView(props: {
 
 /** `/ops/ai`: the slot the AI connections screen (ui-panel) mounts into. */
 export function AiView() {
+  const { t } = usePageText();
   return (
     <>
-      <p class="muted">
-        AI connections · AI 연결: providers, keys, OAuth and local CLIs. This screen needs JavaScript.
-      </p>
+      <p class="muted">{t('ai_intro')}</p>
       <div id="hal-ai-connections" data-hal-connections=""></div>
     </>
   );

@@ -75,7 +75,7 @@ function hiddenFields(html: string, action: string): Record<string, string> {
 async function threeSteps(action: string, fields: Record<string, string>, typed?: string[]) {
   const impact = await post(action, fields);
   expect(impact.status).toBe(200);
-  expect(impact.html).toContain('I have read the impact');
+  expect(impact.html).toContain('영향을 읽었습니다');
   const step2 = await post(action, { ...hiddenFields(impact.html, action), confirmImpact: 'true' });
   expect(step2.status).toBe(200);
   const expected = [...step2.html.matchAll(/<code class="identifier">([^<]*)<\/code>/g)].map((m) =>
@@ -86,7 +86,7 @@ async function threeSteps(action: string, fields: Record<string, string>, typed?
   );
   const step3 = await post(action, { ...hiddenFields(step2.html, action), ...retyped });
   expect(step3.status).toBe(200);
-  expect(step3.html).toContain('Execute · 실행');
+  expect(step3.html).toContain('>실행</button>');
   return { expected, final: await post(action, hiddenFields(step3.html, action)) };
 }
 
@@ -145,16 +145,55 @@ describe('console pages', () => {
     expect(missing.html).toContain('not_found');
   });
 
+  it('speaks one language at a time: Korean by default, English once the operator chooses it', async () => {
+    const korean = (await page('/ops')).html;
+    expect(korean).toContain('<html lang="ko">');
+    expect(korean).toContain('>개요</a>');
+    expect(korean).not.toContain('>Overview<');
+    expect(
+      /.{0,40}([A-Za-z]{3,} · [가-힣]|[가-힣]+ · [A-Za-z]{3,}).{0,40}/.exec(korean)?.[0] ?? null,
+    ).toBeNull();
+
+    // The top bar's language switch saves the preference and comes back to the page it was on.
+    const chosen = await post('/ops/prefs/locale', { locale: 'en', next: '/ops/servers' });
+    expect(chosen.status).toBe(303);
+    expect(chosen.response.headers.get('location')).toBe('/ops/servers');
+    for (const pathname of PAGES) {
+      const { html, response } = await page(pathname);
+      expect(html, pathname).toContain('<html lang="en">');
+      expect(response.headers.get('content-language')).toBe('en');
+      expect(html, pathname).toContain('>Sign out</button>');
+      // The operator's own data and the language switch's own name may be Korean; the console's words are not.
+      const words = html.replace(/<option[^>]*lang="ko"[^>]*>[^<]*<\/option>/g, '');
+      expect(words, pathname).not.toMatch(/>[^<]*[가-힣][^<]*</);
+    }
+    const overview = (await page('/ops')).html;
+    expect(overview).toContain('>Overview</a>');
+    expect(overview).toMatch(/data-metric="uptime">\d+[dhms]/);
+    expect(overview).toMatch(/data-dr-age="">never</);
+    // The preference is the operator's: another session of the same operator reads it too.
+    const again = await t.login();
+    expect((await page('/ops', again.cookie)).html).toContain('<html lang="en">');
+
+    // Never an open redirect, never an unknown language.
+    const away = await post('/ops/prefs/locale', { locale: 'ko', next: '//evil.example/x' });
+    expect(away.response.headers.get('location')).toBe('/ops');
+    const unknown = await post('/ops/prefs/locale', { locale: 'fr' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.html).toContain('validation_failed');
+    expect((await page('/ops')).html).toContain('<html lang="ko">');
+  });
+
   it('shows the local server real metrics on the overview', async () => {
     const { html } = await page('/ops');
     expect(html).toContain(HOST);
     const metric = (name: string) => new RegExp(`data-metric="${name}">([^<]*)<`).exec(html)?.[1] ?? '';
-    expect(metric('cpu')).toMatch(/^\d+(\.\d)?%$/);
+    expect(metric('cpu')).toMatch(/^\d+\.\d%$/);
     expect(metric('load')).toMatch(/^\d+\.\d\d \/ \d+\.\d\d \/ \d+\.\d\d$/);
-    expect(metric('uptime')).toMatch(/\d+[dhms]/);
+    expect(metric('uptime')).toMatch(/^\d+(일|시간|분|초)/);
     expect(html).toMatch(/data-metric="memory">[\d.]+ [KMGT]?i?B/);
     expect(html).toMatch(/data-metric="disk">[\d.]+ [KMGT]?i?B/);
-    expect(html).toMatch(/data-dr-age="">never</);
+    expect(html).toMatch(/data-dr-age="">없음</);
   });
 
   it('uploads, approves in three steps, deploys and rolls back by forms, all visible in jobs and audit', async () => {
@@ -266,7 +305,7 @@ describe('console pages', () => {
       token.html,
     )?.[1] as string;
     expect(await t.deps.core?.servers.resolveAgentToken(issued)).toBe(id);
-    expect((await page(`/ops/servers/${id}`)).html).toContain('issued · 발급됨');
+    expect((await page(`/ops/servers/${id}`)).html).toContain('data-agent-token-state="issued"');
 
     expect((await post(`/ops/servers/${id}/maintenance`, { on: 'true' })).status).toBe(303);
     expect((await t.deps.core?.servers.get({ id }))?.server.state).toBe('maintenance');
@@ -345,7 +384,7 @@ describe('console pages', () => {
     const expired = await post(action, hiddenFields(step3.html, action));
     expect(expired.status).toBe(409);
     expect(expired.html).toContain('three_step_required');
-    expect(expired.html).toContain('I have read the impact');
+    expect(expired.html).toContain('영향을 읽었습니다');
     expect(hiddenFields(expired.html, action).confirmToken).not.toBe(
       hiddenFields(step3.html, action).confirmToken,
     );
