@@ -5,6 +5,7 @@ import {
   createConnectionRoutes,
   createOAuthCallbackRoutes,
 } from './ai/connections/connection-routes.js';
+import { createDebateRoutes } from './ai/debates/debate-routes.js';
 import { createMcpConfigRoutes } from './ai/mcp/mcp-config-routes.js';
 import { createPanelRoutes, type PanelRouteDeps } from './ai/panel-routes.js';
 import { createRoomRoutes, type RoomRouteDeps } from './ai/rooms/room-routes.js';
@@ -84,6 +85,7 @@ export function createApp(deps: HalAppDeps): Hono<AppEnv> {
   app.route('/', createAuthRoutes(deps));
   app.route('/ops/api/hal', createHalRoutes(deps));
   app.route('/ops/api/ai', createRoomRoutes(deps));
+  app.route('/ops/api/ai', createDebateRoutes(deps));
   app.route('/ops/api/ai', createSkillRoutes());
   app.route('/ops/api/ai', createConnectionRoutes(deps));
   app.route('/ops/api/ai', createMcpConfigRoutes(deps));

@@ -218,6 +218,8 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       async start() {
         await core.start();
         await runtime.ai.engine.recoverInterrupted();
+        // Debates that were running run on from the step their round had reached.
+        await runtime.ai.debates.recover();
       },
       close(graceMs) {
         closing ??= (async () => {

@@ -1,8 +1,11 @@
 import { setMaxListeners } from 'node:events';
 import {
   type ActionRecord,
+  createDebateEngine,
   createRoomEngine,
   createRoomEventHub,
+  type DebateEngine,
+  type DebateStore,
   type RoomAuditEntry,
   type RoomEngine,
   type RoomEngineLimits,
@@ -22,6 +25,7 @@ import {
 import type { ToolRegistry } from '@hal-ai/tools';
 import type { AuditActor, AuditLog } from '../domain/audit/types.js';
 import type { Logger } from '../platform/logger.js';
+import { createKyselyDebateStore } from './debates/kysely-debate-store.js';
 import { createKyselyRoomStore, readRoomSequences } from './rooms/kysely-room-store.js';
 import { trackRoomWrites } from './rooms/room-write-log.js';
 import type { SharedRoomEventHub } from './rooms/shared-room-event-hub.js';
@@ -68,6 +72,8 @@ export interface AiServiceSettings {
   skill: string;
   /** Defaults to the kysely store over `deps.db`. */
   store?: RoomStore;
+  /** The debates' store; defaults to the kysely store over `deps.db`. */
+  debateStore?: DebateStore;
   /**
    * Defaults, with the default store, to the hub shared with the other processes on the database
    * (`createSqliteRoomEventHub`: cards `hal mcp` posts reach this process's streams); with a given store, to an
@@ -83,6 +89,8 @@ export interface AiServiceSettings {
 /** The AI rooms of a running HAL: engine, store and live events, kept in step with the connections. */
 export interface AiService {
   engine: RoomEngine;
+  /** The debate rooms (SPEC §9), driven over the same engine, store and events. */
+  debates: DebateEngine;
   store: RoomStore;
   events: RoomEventHub;
   connections: RoomConnections;
@@ -255,6 +263,22 @@ export function createAiService(settings: AiServiceSettings): AiService {
     },
   });
 
+  const debates = createDebateEngine({
+    rooms: engine,
+    roomStore: store,
+    events,
+    store: settings.debateStore ?? createKyselyDebateStore(deps.db),
+    resolveParticipant: async (connectionId) => {
+      const connection = (await connectionViews()).get(connectionId);
+      return connection ? participant(connection) : undefined;
+    },
+    clock: () => new Date(deps.clock.now()),
+    ...(settings.newId ? { newId: settings.newId } : {}),
+    onError(error) {
+      deps.logger.warn({ err: error }, 'debate background error');
+    },
+  });
+
   // Room changes follow connection changes; a failed sync is retried by the next listRooms().
   let syncing: Promise<unknown> = Promise.resolve();
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
@@ -277,7 +301,9 @@ export function createAiService(settings: AiServiceSettings): AiService {
           await store.deleteDirectRoom(room.connectionId);
         }
       }
-      return [unified, ...direct];
+      // Debate rooms come after the direct rooms (SPEC §9), oldest first.
+      const debateRooms = (await store.listRooms()).filter((room) => room.kind === 'debate');
+      return [unified, ...direct, ...debateRooms];
     });
   const unsubscribe = connections.onChange((event) => {
     views = undefined;
@@ -296,6 +322,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
   setMaxListeners(0, shutdown.signal);
   return {
     engine,
+    debates,
     web: settings.web,
     store,
     events,
@@ -314,7 +341,9 @@ export function createAiService(settings: AiServiceSettings): AiService {
         // A shutdown must not wait for a stalled provider: running turns end as cancelled.
         for (const connection of await connections.list().catch(() => []))
           engine.cancelTurnsOf(connection.id);
+        await debates.close();
         await engine.idle();
+        await debates.idle();
         await syncing;
         await shared?.close();
         await settings.web?.close();

@@ -1,0 +1,130 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createRoomTestApp,
+  eventually,
+  type RoomTestApp,
+  testConnectionBody,
+} from '../rooms/room-app.test-support.js';
+
+let t: RoomTestApp;
+let moderatorId: string;
+
+const ai = (p: string) => `/ops/api/ai${p}`;
+const verdict = (overrides: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    decision: 'conclude',
+    agreement_level: 'agree',
+    reason: 'Both sides accept a formatter.',
+    agreed: ['use a formatter'],
+    disputed: [],
+    ...overrides,
+  });
+
+beforeEach(async () => {
+  t = await createRoomTestApp();
+  // The moderator is a third connection on the OpenAI fake (GPT debates on the same fake).
+  const created = await t.call(
+    'POST',
+    ai('/connections'),
+    testConnectionBody('Moderator', 'openai', t.gpt.baseUrl, t.keys.gpt, 'gpt-test'),
+  );
+  expect(created.status).toBe(201);
+  moderatorId = created.body.connection.id;
+});
+
+afterEach(async () => {
+  await t.close();
+});
+
+describe('debates over HTTP', () => {
+  it('creates a debate that runs to its conclusion through the real providers, then exports it', async () => {
+    // Round 1: Claude speaks; round 2: GPT. Both rounds agree; the first conclude is refused (one agreeing round).
+    t.gpt.enqueue(
+      { text: 'Claude, answer why a formatter settles it.' },
+      { text: '# Working document\n\n- agreed: a formatter' },
+      { text: verdict() },
+      { text: 'GPT, do you agree with Claude?' },
+      { text: 'GPT: I agree, a formatter settles it.' },
+      { text: '# Working document\n\n- agreed: a formatter\n- agreed: its default width' },
+      { text: `\`\`\`json\n${verdict()}\n\`\`\`` },
+      { text: 'Conclusion: use a formatter with its default width.' },
+    );
+    t.claude.enqueue({ text: 'Claude: a formatter ends the argument.' });
+    const created = await t.call('POST', ai('/debates'), {
+      topic: '탭 대 스페이스',
+      moderatorId,
+      debaterIds: [t.ids.claude, t.ids.gpt],
+    });
+    expect(created.status).toBe(201);
+    const debate = created.body.debate;
+    expect(debate).toMatchObject({ status: 'running', maxRounds: 8, tokenBudget: 200_000, round: 0 });
+    expect(debate.slug).toMatch(/^탭-대-스페이스-/);
+
+    await eventually(async () => {
+      const { body } = await t.call('GET', ai(`/debates/${debate.id}`));
+      expect(body.debate.status).toBe('concluded');
+    });
+    const { body } = await t.call('GET', ai(`/debates/${debate.id}`));
+    expect(body.rounds.map((round: { speakerId: string }) => round.speakerId)).toEqual([
+      t.ids.claude,
+      t.ids.gpt,
+    ]);
+    expect(body.debate).toMatchObject({ round: 2, agreementStreak: 2, document: { version: 2 } });
+    expect(body.debate.conclusion).toBe('Conclusion: use a formatter with its default width.');
+    // The providers reported usage: it is what the debate counts.
+    expect(body.debate.tokensUsed).toBeGreaterThan(0);
+    expect(body.documents.map((document: { version: number }) => document.version)).toEqual([0, 1, 2]);
+    expect(body.diff).toMatchObject({ from: 1, to: 2 });
+    expect(body.diff.lines).toContainEqual({ kind: 'added', text: '- agreed: its default width' });
+
+    const rooms = (await t.call('GET', ai('/rooms'))).body.rooms;
+    expect(rooms.at(-1)).toMatchObject({ id: debate.roomId, kind: 'debate', title: '탭 대 스페이스' });
+    const list = (await t.call('GET', ai('/debates'))).body.debates;
+    expect(list.map((entry: { id: string }) => entry.id)).toEqual([debate.id]);
+
+    const exported = await t.request(ai(`/debates/${debate.id}/export`));
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-type')).toMatch(/^text\/markdown/);
+    const markdown = await exported.text();
+    expect(markdown).toContain('# Debate: 탭 대 스페이스');
+    expect(markdown).toContain('- moderator: Moderator');
+    expect(markdown).toContain('Claude: a formatter ends the argument.');
+
+    const resumed = await t.call('POST', ai(`/debates/${debate.id}/resume`));
+    expect(resumed.status).toBe(409);
+    expect(resumed.body.error.code).toBe('debate_not_running');
+    const injected = await t.call('POST', ai(`/debates/${debate.id}/inject`), { text: 'too late' });
+    expect(injected.status).toBe(409);
+  });
+
+  it('refuses a bad cast with 400 debate_invalid and bad bodies with 400 validation_failed, storing nothing', async () => {
+    const cases = [
+      { moderatorId, debaterIds: [moderatorId, t.ids.gpt] },
+      { moderatorId, debaterIds: [t.ids.gpt] },
+      { moderatorId, debaterIds: [t.ids.gpt, 'no-such-connection'] },
+    ];
+    for (const cast of cases) {
+      const refused = await t.call('POST', ai('/debates'), { topic: 'x', ...cast });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('debate_invalid');
+    }
+    await t.call('PATCH', ai(`/connections/${t.ids.claude}`), { status: 'disabled' });
+    const inactive = await t.call('POST', ai('/debates'), {
+      topic: 'x',
+      moderatorId,
+      debaterIds: [t.ids.gpt, t.ids.claude],
+    });
+    expect(inactive.body.error.code).toBe('debate_invalid');
+    for (const body of [
+      { topic: '', moderatorId, debaterIds: [t.ids.gpt, t.ids.claude] },
+      { topic: 'x', moderatorId, debaterIds: [t.ids.gpt, t.ids.claude], extra: 1 },
+      { topic: 'x', moderatorId, debaterIds: [t.ids.gpt, t.ids.claude], maxRounds: 0 },
+    ]) {
+      const refused = await t.call('POST', ai('/debates'), body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.code).toBe('validation_failed');
+    }
+    expect((await t.call('GET', ai('/debates'))).body.debates).toEqual([]);
+    expect((await t.call('GET', ai('/debates/nope'))).status).toBe(404);
+  });
+});
