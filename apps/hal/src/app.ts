@@ -19,6 +19,7 @@ import { createHealthRoutes, type HealthDeps } from './domain/console-api/health
 import { createPages } from './domain/pages/index.js';
 import type { PageDeps } from './domain/pages/pages-actions.js';
 import type { HalConfig } from './platform/config.js';
+import { accessLog } from './platform/http/access-log.js';
 import { defaultBodyLimit } from './platform/http/body-limit.js';
 import { csrfProtection } from './platform/http/csrf.js';
 import type { AppEnv } from './platform/http/env.js';
@@ -71,6 +72,7 @@ export function createApp(deps: HalAppDeps): Hono<AppEnv> {
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => errorResponse(c, new HalError('not_found', 'Not found')));
 
+  app.use('*', accessLog(deps));
   app.use('*', securityHeaders());
   app.use('*', defaultBodyLimit(deps.config.bodyLimitBytes, deps.config.uploadLimitBytes));
 

@@ -40,3 +40,27 @@ describe('createLogger', () => {
     expect(lines.join('')).toContain('srv_1');
   });
 });
+
+describe('createLogger output', () => {
+  it('writes readable lines when asked (stderr is a terminal) and pino JSON otherwise', () => {
+    const json = capture();
+    createLogger({ destination: json.destination, level: 'info' }).info({ status: 200 }, 'request');
+    expect(JSON.parse(json.lines.join(''))).toMatchObject({ name: 'hal', msg: 'request', status: 200 });
+
+    const readable = capture();
+    const logger = createLogger({
+      destination: readable.destination,
+      level: 'info',
+      pretty: true,
+      name: 'hal-agent',
+    });
+    logger.warn({ path: '/ops', note: 'two words' }, 'request');
+    expect(readable.lines.join('')).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} WARN {2}hal-agent request path=\/ops note="two words"\n$/,
+    );
+    // The default: readable only when no destination is given and stderr is a terminal.
+    const terminal = capture();
+    createLogger({ destination: terminal.destination, stderrIsTerminal: true, level: 'info' }).info('x');
+    expect(() => JSON.parse(terminal.lines.join(''))).not.toThrow();
+  });
+});

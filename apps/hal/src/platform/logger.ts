@@ -1,7 +1,8 @@
 import pino from 'pino';
 import { vaultLogRedaction } from '../ai/vault/vault-log-redaction.js';
+import { createPrettyDestination } from './logger-pretty.js';
 
-/** HAL's structured logger (pino): JSON lines. */
+/** HAL's structured logger (pino): JSON lines, or readable lines on a terminal. */
 export type Logger = pino.Logger;
 
 /** Options of {@link createLogger}. */
@@ -15,6 +16,15 @@ export interface LoggerOptions {
    * it may be late-bound: the logger exists before the vault that knows the secrets.
    */
   redact?: (value: unknown) => unknown;
+  /** The `name` every line carries (default `hal`; `hal agent` logs as `hal-agent`). */
+  name?: string;
+  /**
+   * Readable lines instead of JSON (see `formatLogLine`). Default: when the destination is the default one and
+   * stderr is a terminal — a person at a shell reads lines, the journal and log shippers read JSON.
+   */
+  pretty?: boolean;
+  /** Whether stderr is a terminal (default `process.stderr.isTTY`), for the `pretty` default. */
+  stderrIsTerminal?: boolean;
 }
 
 /**
@@ -26,12 +36,15 @@ export interface LoggerOptions {
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? (process.env.HAL_LOG_LEVEL as pino.LevelWithSilent | undefined) ?? 'info';
+  const terminal = options.stderrIsTerminal ?? process.stderr.isTTY === true;
+  const pretty = options.pretty ?? (options.destination === undefined && terminal);
+  const json = options.destination ?? pino.destination({ fd: 2, sync: true });
   return pino(
     {
       level,
-      base: { name: 'hal' },
+      base: { name: options.name ?? 'hal' },
       ...(options.redact ? vaultLogRedaction(options.redact as <T>(value: T) => T) : {}),
     },
-    options.destination ?? pino.destination({ fd: 2, sync: true }),
+    pretty ? createPrettyDestination((text) => json.write(text)) : json,
   );
 }

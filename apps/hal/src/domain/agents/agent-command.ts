@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createDispatcherFetch, createProxyDispatcher } from '@hal-ai/providers';
 import { HalError } from '@hal-ai/spec';
 import type { CliCommand } from '../../cli-command.js';
+import { createLogger } from '../../platform/logger.js';
 import { type AgentLoopSettings, runAgentLoop } from './agent-loop.js';
 
 /** The edges of the `hal agent` command, injectable for tests. */
@@ -15,7 +16,8 @@ export interface AgentCommandIo {
   fetch?: typeof globalThis.fetch;
   /** Extra loop settings (tests: short backoff). */
   loop?: Partial<Omit<AgentLoopSettings, 'halUrl' | 'token' | 'dataDir' | 'signal'>>;
-  clock?: () => Date;
+  /** Whether the injected `stderr` is a terminal (readable lines instead of JSON). Default false. */
+  stderrIsTerminal?: boolean;
 }
 
 /** Usage text of `hal agent`. */
@@ -40,7 +42,6 @@ function defaultOnStop(stop: () => void): () => void {
 export async function runAgentCommand(argv: string[], io: AgentCommandIo = {}): Promise<number> {
   const env = io.env ?? process.env;
   const write = io.stderr ?? ((text: string) => process.stderr.write(text));
-  const clock = io.clock ?? (() => new Date());
   let values: { hal?: string | undefined; token?: string | undefined; 'data-dir'?: string | undefined };
   try {
     ({ values } = parseArgs({
@@ -61,7 +62,15 @@ export async function runAgentCommand(argv: string[], io: AgentCommandIo = {}): 
   }
   const stop = new AbortController();
   const unsubscribe = (io.onStop ?? defaultOnStop)(() => stop.abort());
-  const log = (line: string) => write(`${clock().toISOString()} hal-agent ${line}\n`);
+  // The same logger as `hal serve`: pino JSON lines, readable ones when stderr is a terminal.
+  const logger = createLogger({
+    name: 'hal-agent',
+    level: (env.HAL_LOG_LEVEL as 'info' | undefined) ?? 'info',
+    ...(io.stderr !== undefined
+      ? { destination: { write: (text: string) => write(text) }, pretty: io.stderrIsTerminal ?? false }
+      : {}),
+  });
+  const log = (line: string) => logger.info(line);
   try {
     await runAgentLoop({
       ...io.loop,

@@ -360,6 +360,14 @@ describe('remote agents over HTTP (pull model)', () => {
     await expect.poll(() => queue.lastSeen('srv-cli'), { timeout: 15_000 }).not.toBeNull();
     stop('SIGTERM');
     expect(await running).toBe(0);
-    expect(output.join('')).toContain('hal-agent agent stopped');
+    // `hal agent` logs like `hal serve`: pino JSON lines (stderr here is no terminal), named hal-agent.
+    const records = output
+      .join('')
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line));
+    expect(records).toContainEqual(
+      expect.objectContaining({ name: 'hal-agent', msg: 'agent stopped', level: 30 }),
+    );
   });
 });

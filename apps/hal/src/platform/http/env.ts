@@ -7,6 +7,8 @@ export interface Operator {
 /** Hono environment of every `/ops` route. */
 export interface AppEnv {
   Variables: {
+    /** This request's id (the `X-Request-Id` response header and its access-log line); set first, on every route. */
+    requestId: string;
     /** Set by the session middleware on every authenticated route. */
     operator: Operator;
     /** The current session's id (never sent to the client except as the cookie). */
