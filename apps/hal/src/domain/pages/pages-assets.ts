@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 
 /**
- * The page assets (`console.css`, the favicon) sit in `assets/` beside the module that reads them: `src/pages/assets`
+ * The page assets (`console.css`, the favicon) sit in `assets/` beside the module that reads them: `src/domain/pages/assets`
  * when HAL runs from its sources, and `dist/assets` in the bundle (the build copies the folder there), so the built
  * package serves them with no source tree beside it.
  */
