@@ -84,7 +84,9 @@ describe('the packaged HAL (pnpm package:hal) runs with no checkout beside it', 
 
     const css = await fetch(`${hal.url}/ops/assets/console.css`, { headers: { cookie } });
     expect(css.headers.get('content-type')).toContain('text/css');
-    expect(await css.text()).toBe(fs.readFileSync(path.join(appDir, 'src/domain/pages/assets/console.css'), 'utf8'));
+    expect(await css.text()).toBe(
+      fs.readFileSync(path.join(appDir, 'src/domain/pages/assets/console.css'), 'utf8'),
+    );
     const panel = await fetch(`${hal.url}/ops/assets/panel.js`, { headers: { cookie } });
     expect(panel.status).toBe(200);
     expect(await panel.text()).toBe(
