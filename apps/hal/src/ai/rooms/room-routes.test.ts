@@ -84,6 +84,30 @@ describe('rooms and tabs', () => {
 });
 
 describe('slash commands', () => {
+  it('lets the operator set a room token budget that stops new turns once the reported usage reaches it', async () => {
+    const { gpt, unified } = await rooms();
+    const refused = await t.call('PATCH', ai(`/rooms/${gpt.id}`), { tokenBudget: 0 });
+    expect(refused.body.error.code).toBe('validation_failed');
+    const fixed = await t.call('PATCH', ai(`/rooms/${unified.id}`), { title: 'x', tokenBudget: 5 });
+    expect(fixed.body.error.code).toBe('room_fixed');
+    expect((await rooms()).unified.tokenBudget).toBeNull();
+    const set = await t.call('PATCH', ai(`/rooms/${gpt.id}`), { tokenBudget: 1 });
+    expect(set.body.room).toMatchObject({ tokenBudget: 1, tokensUsed: 0, title: 'GPT' });
+    await post(gpt.id, 'first');
+    await t.ai.engine.idle();
+    expect((await rooms()).gpt.tokensUsed).toBeGreaterThan(0);
+    const calls = chatRequests(t.gpt.requests).length;
+    const second = await post(gpt.id, 'second');
+    await t.ai.engine.idle();
+    expect(second.body.turns).toEqual([]);
+    expect(chatRequests(t.gpt.requests)).toHaveLength(calls);
+    const { messages: list } = await messages(gpt.id);
+    expect(list.at(-1).content[0]).toMatchObject({ type: 'note', code: 'token_budget' });
+    expect(
+      (await t.call('PATCH', ai(`/rooms/${gpt.id}`), { tokenBudget: null })).body.room.tokenBudget,
+    ).toBeNull();
+  });
+
   it('switches a direct room model with /model and refuses what the engine refuses', async () => {
     const { unified, gpt } = await rooms();
     const switched = await post(gpt.id, '/model gpt-large');

@@ -151,13 +151,25 @@ export function createRoomRoutes(deps: RoomRouteDeps, options: RoomRoutesOptions
   routes.patch('/rooms/:id', async (c) => {
     const ai = service(deps);
     const body = await readJsonObject(c);
-    allowOnly(body, ['title']);
+    allowOnly(body, ['title', 'tokenBudget']);
     const title = body.title ?? null;
     if (title !== null && (typeof title !== 'string' || title.length > MAX_TITLE_LENGTH)) {
       throw invalid('title', `title must be a string of at most ${MAX_TITLE_LENGTH} characters`);
     }
-    await requireRoom(ai, c.req.param('id'));
-    return c.json({ room: await ai.store.renameRoom(c.req.param('id'), title) });
+    // The room's token budget (issue #18.7): a positive whole number of tokens, or null for none.
+    const budget = body.tokenBudget;
+    if (
+      budget !== undefined &&
+      budget !== null &&
+      (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1 || budget > 1_000_000_000)
+    ) {
+      throw invalid('tokenBudget', 'tokenBudget must be a whole number of tokens (1 or more), or null');
+    }
+    const room = await requireRoom(ai, c.req.param('id'));
+    // The rename is checked first (the unified room refuses it), so a refused request changes nothing.
+    const renamed =
+      body.title !== undefined || budget === undefined ? await ai.store.renameRoom(room.id, title) : room;
+    return c.json({ room: budget !== undefined ? await ai.store.setRoomBudget(room.id, budget) : renamed });
   });
 
   routes.post('/rooms/:id/reset', async (c) => {
