@@ -12,17 +12,25 @@ let skipped = 0;
 const rows = [];
 for (const group of ['packages', 'apps']) {
   for (const name of fs.readdirSync(path.join(root, group))) {
-    const report = path.join(root, group, name, 'test-output', 'vitest-results.json');
-    if (!fs.existsSync(report)) continue;
-    const data = JSON.parse(fs.readFileSync(report, 'utf8'));
-    const pending = (data.numPendingTests ?? 0) + (data.numTodoTests ?? 0);
-    passed += data.numPassedTests ?? 0;
-    failed += data.numFailedTests ?? 0;
-    skipped += pending;
-    rows.push(
-      `${`${group}/${name}`.padEnd(22)} ${data.numPassedTests} passed, ${data.numFailedTests} failed, ${pending} skipped`,
-    );
+    // `vitest-results-postgres.json`: apps/hal's store tests run a second time on PostgreSQL (when configured).
+    for (const file of ['vitest-results.json', 'vitest-results-postgres.json']) {
+      const report = path.join(root, group, name, 'test-output', file);
+      if (!fs.existsSync(report)) continue;
+      const data = JSON.parse(fs.readFileSync(report, 'utf8'));
+      const pending = (data.numPendingTests ?? 0) + (data.numTodoTests ?? 0);
+      passed += data.numPassedTests ?? 0;
+      failed += data.numFailedTests ?? 0;
+      skipped += pending;
+      rows.push(
+        `${`${group}/${name}${file.includes('postgres') ? ' (pg)' : ''}`.padEnd(22)} ${data.numPassedTests} passed, ${data.numFailedTests} failed, ${pending} skipped`,
+      );
+    }
   }
+}
+if (!process.env.HAL_TEST_DATABASE_URL?.trim()) {
+  rows.push(
+    'PostgreSQL suites skipped: HAL_TEST_DATABASE_URL is not set (scripts/test-postgres.sh starts a server)',
+  );
 }
 console.log(rows.join('\n'));
 console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);

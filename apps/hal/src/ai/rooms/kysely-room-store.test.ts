@@ -7,6 +7,11 @@ import type { RoomMessage } from '@hal-ai/spec';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../platform/db/database.js';
+import {
+  openPostgresTestDatabase,
+  POSTGRES_SKIP_REASON,
+  TEST_DATABASE_URL,
+} from '../../platform/db/database-postgres.test-support.js';
 import { migrateToLatest } from '../../platform/db/migrate.js';
 import { createKyselyRoomStore } from './kysely-room-store.js';
 
@@ -26,6 +31,25 @@ describeRoomStoreContract(
   },
   { describe, it, expect },
 );
+
+// The same contract on PostgreSQL (SPEC §15), when a test server is given (else skipped, saying why).
+if (TEST_DATABASE_URL === undefined) {
+  describe.skip(`RoomStore contract: kysely over PostgreSQL (${POSTGRES_SKIP_REASON})`, () => {
+    it('runs the contract', () => {});
+  });
+} else {
+  describeRoomStoreContract(
+    'kysely over PostgreSQL',
+    async () => {
+      const database = await openPostgresTestDatabase();
+      return {
+        store: createKyselyRoomStore(database.db, { now: () => Date.parse('2026-11-30T12:00:00Z') }),
+        close: () => database.close(),
+      };
+    },
+    { describe, it, expect },
+  );
+}
 
 describe('the kysely store keeps recent history in memory', () => {
   const clock = { now: () => Date.parse('2026-11-30T12:00:00Z') };

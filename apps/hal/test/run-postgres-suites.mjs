@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+// The core's store tests a second time, on PostgreSQL (SPEC §15), when HAL_TEST_DATABASE_URL names a test server
+// (`scripts/test-postgres.sh start` starts one). The audit, room-store and database suites need no second run: they
+// run on both dialects in the ordinary `vitest run` and skip their PostgreSQL half, naming why, without the URL.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const app = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const report = path.join(app, 'test-output', 'vitest-results-postgres.json');
+fs.rmSync(report, { force: true });
+if (!process.env.HAL_TEST_DATABASE_URL?.trim()) {
+  console.log(
+    'PostgreSQL suites skipped: HAL_TEST_DATABASE_URL is not set (scripts/test-postgres.sh starts a server)',
+  );
+  process.exit(0);
+}
+console.log('PostgreSQL suites: the core store tests on HAL_TEST_DATABASE_URL');
+const result = spawnSync('npx', ['vitest', 'run', 'src/core', `--outputFile.json=${report}`], {
+  cwd: app,
+  stdio: 'inherit',
+  env: { ...process.env, HAL_TEST_DIALECT: 'postgres' },
+});
+process.exit(result.status ?? 1);
