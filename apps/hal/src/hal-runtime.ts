@@ -23,7 +23,7 @@ import type { JobsStatusSource } from './domain/console-api/health.js';
 import type { NodeAgent } from './domain/core/agent.js';
 import { type Clock, systemClock } from './domain/core/clock.js';
 import { createHalCore, type HalCore, type HalCoreOptions, LOCAL_SERVER_ID } from './domain/core/hal-core.js';
-import type { HalConfig } from './platform/config.js';
+import { HAL_VERSION, type HalConfig } from './platform/config.js';
 import { preparePrivateDataDir } from './platform/data-dir.js';
 import { type OpenDatabase, openDatabase } from './platform/db/database.js';
 import { createDatabaseBackup } from './platform/db/database-backup.js';
@@ -32,6 +32,11 @@ import { migrateToLatest } from './platform/db/migrate.js';
 import type { Database } from './platform/db/schema.js';
 import { createThreeStep, type ThreeStep } from './platform/http/three-step.js';
 import { createLogger, type Logger } from './platform/logger.js';
+import {
+  createInstanceRegistry,
+  type InstanceRegistry,
+  liveRoomWork,
+} from './platform/platform-instances.js';
 
 /**
  * Every service of one HAL, built once by {@link createHalRuntime}. Nothing is optional: a feature
@@ -70,7 +75,13 @@ export interface HalRuntime {
   ai: AiService;
   /** The login terminal's PTY sessions (`/ops/api/ai/shell…`). */
   shells: ShellService;
-  /** Starts the core's job runner and metrics, then marks turns a previous shutdown cut as interrupted. */
+  /** This process among the HAL instances on the database (heartbeats; health lists the serving ones). */
+  instances: InstanceRegistry;
+  /**
+   * Registers this instance and starts its heartbeat, starts the core's job runner and metrics, then marks the
+   * turns and jobs a stopped instance (or this one's previous run) left running as interrupted — never those of
+   * another live instance.
+   */
   start(): Promise<void>;
   /** Ends the rooms, stops the core (waiting up to `graceMs` for running jobs) and closes the database. */
   close(graceMs?: number): Promise<void>;
@@ -123,6 +134,8 @@ export interface HalRuntimeEdges {
   skill?: string;
   /** Settings of the login terminal (CLI discovery, spawn, limits). */
   shells?: ShellServiceSettings;
+  /** What this process is among the instances on the database (default `serve`; `hal mcp` says `mcp`). */
+  instanceKind?: 'serve' | 'mcp';
 }
 
 /** What a function-valued {@link HalRuntimeEdges.connections} receives. */
@@ -166,6 +179,17 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       { db, clock, audit, logger, vault, random, config },
       connectionOptions ?? {},
     );
+    const instances = createInstanceRegistry({
+      db,
+      clock,
+      kind: edges.instanceKind ?? 'serve',
+      version: HAL_VERSION,
+      jobs: async () => {
+        const { status, running, concurrency } = await core.status();
+        return { status, running, concurrency };
+      },
+      onError: (error) => logger.warn({ err: error }, 'instance heartbeat failed'),
+    });
     // The core finds agents through the runtime on every call, so tests may replace the directory.
     const core = createHalCore({
       db,
@@ -176,6 +200,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       agents: { get: (serverId) => runtime.agents.get(serverId) },
       logger,
       secrets: vault,
+      instance: { id: instances.id, liveIds: () => instances.liveIds() },
       ...edges.core,
     });
     const local =
@@ -194,6 +219,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
     const tools = createHalTools();
     const skill = edges.skill ?? (await loadSkill());
     let closing: Promise<void> | undefined;
+    let started = false;
     const runtime: HalRuntime = {
       db,
       database,
@@ -215,9 +241,13 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       shells: createShellService({ audit, logger, clock, connections }, edges.shells ?? {}),
       // Set just below: the rooms read the runtime itself, so they see what the others see.
       ai: undefined as unknown as AiService,
+      instances,
       async start() {
+        await instances.start();
+        started = true;
         await core.start();
-        await runtime.ai.engine.recoverInterrupted();
+        const keep = await liveRoomWork(db, await instances.liveIds());
+        await runtime.ai.engine.recoverInterrupted({ keep });
         // Debates that were running run on from the step their round had reached.
         await runtime.ai.debates.recover();
       },
@@ -227,6 +257,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
             // Every PTY goes with HAL (their end is audited before the database closes).
             await Promise.all([runtime.ai.close(), runtime.shells.close()]);
             await core.stop(graceMs);
+            if (started) await instances.stop();
           } finally {
             await database.close();
           }
@@ -239,6 +270,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       connections: edges.roomConnections ?? connections,
       registry: tools,
       skill,
+      instanceId: instances.id,
       ...(edges.web ? { web: edges.web(runtime) } : {}),
     });
     return runtime;

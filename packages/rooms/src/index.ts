@@ -46,6 +46,7 @@ export type {
   ExternalProposalInput,
   PostMessageInput,
   PostMessageResult,
+  RecoverInterruptedOptions,
   RoomAuditEntry,
   RoomCommandHandlers,
   RoomEngine,

@@ -465,6 +465,15 @@ describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
       reason: null,
       tainted: false,
     });
+    // What a live process still works on is kept: nothing changes.
+    expect(await fixture.engine.recoverInterrupted({ keep: () => true })).toEqual({
+      turns: 0,
+      messages: 0,
+      actions: 0,
+    });
+    expect(await fixture.store.getTurn('t-old')).toMatchObject({ status: 'running' });
+    expect(await fixture.store.getMessage('m-old')).toMatchObject({ status: 'streaming' });
+    expect(await fixture.store.getAction('a-old')).toMatchObject({ status: 'executing' });
     const counts = await fixture.engine.recoverInterrupted();
     expect(counts).toEqual({ turns: 1, messages: 1, actions: 1 });
     expect(await fixture.store.getAction('a-old')).toMatchObject({

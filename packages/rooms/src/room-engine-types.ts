@@ -122,6 +122,12 @@ export interface RoomEngineSettings<C> {
 }
 
 /** Input of {@link RoomEngine.postMessage}. */
+/** Options of `RoomEngine.recoverInterrupted`. */
+export interface RecoverInterruptedOptions {
+  /** True for a record that belongs to a process still alive (it is left as it is). Default: none is kept. */
+  keep?(record: { kind: 'turn' | 'message' | 'action'; id: string }): boolean;
+}
+
 export interface PostMessageInput {
   roomId: string;
   operator: RoomOperator;
@@ -215,8 +221,14 @@ export interface RoomEngine {
   describeAction(actionId: string): Promise<ActionDescription>;
   /** Clears a room's history, cancels its pending proposals and stops its running turns. */
   resetRoom(roomId: string): Promise<{ cancelled: Action[] }>;
-  /** Start-up: running turns → `interrupted`, streaming messages and executing actions → `failed` (`interrupted`). */
-  recoverInterrupted(): Promise<{ turns: number; messages: number; actions: number }>;
+  /**
+   * Start-up: running turns → `interrupted`, streaming messages and executing actions → `failed` (`interrupted`).
+   * `options.keep` spares the records another live process is still working on (several instances on one
+   * database: only what a stopped instance left behind is interrupted).
+   */
+  recoverInterrupted(
+    options?: RecoverInterruptedOptions,
+  ): Promise<{ turns: number; messages: number; actions: number }>;
   /** Stops the running turns of a connection (disabled or deleted); returns how many. */
   cancelTurnsOf(connectionId: string): number;
   /** Resolves when no turn or background work is running (tests, graceful shutdown). */

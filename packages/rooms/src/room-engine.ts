@@ -15,6 +15,7 @@ import { budgetNote, isBudgetExhausted, usageTokens } from './room-budget.js';
 import type {
   PostMessageInput,
   PostMessageResult,
+  RecoverInterruptedOptions,
   RoomAuditEntry,
   RoomEngine,
   RoomEngineSettings,
@@ -336,8 +337,11 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     return { message, turns: started };
   };
 
-  const recoverInterrupted = async () => {
-    const stale = await store.listTurns({ status: 'running' });
+  const recoverInterrupted = async (options: RecoverInterruptedOptions = {}) => {
+    const keep = options.keep ?? (() => false);
+    const stale = (await store.listTurns({ status: 'running' })).filter(
+      (turn) => !keep({ kind: 'turn', id: turn.id }),
+    );
     for (const turn of stale) {
       await writer.setTurnStatus(turn, 'interrupted', INTERRUPTED);
       // A turn a restart cut off failed like any other: it leaves the same audit trail.
@@ -348,12 +352,16 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         details: { roomId: turn.roomId, error: INTERRUPTED },
       });
     }
-    const messages = await store.listMessagesByStatus('streaming');
+    const messages = (await store.listMessagesByStatus('streaming')).filter(
+      (message) => !keep({ kind: 'message', id: message.id }),
+    );
     for (const message of messages) {
       const updated = await store.updateMessage(message.id, { status: 'failed', error: INTERRUPTED });
       writer.publish(updated.roomId, { type: 'message', message: updated });
     }
-    const executing = await store.listActionsByStatus('executing');
+    const executing = (await store.listActionsByStatus('executing')).filter(
+      (action) => !keep({ kind: 'action', id: action.id }),
+    );
     for (const action of executing) {
       const failed = await store.transitionAction(action.id, ['executing'], 'failed', {
         error: {

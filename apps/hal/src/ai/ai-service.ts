@@ -74,6 +74,8 @@ export interface AiServiceSettings {
   store?: RoomStore;
   /** The debates' store; defaults to the kysely store over `deps.db`. */
   debateStore?: DebateStore;
+  /** The HAL process (`hal_instances.id`) the default store names on the turns, messages and actions it runs. */
+  instanceId?: string;
   /**
    * Defaults, with the default store, to the hub shared with the other processes on the database
    * (`createSqliteRoomEventHub`: cards `hal mcp` posts reach this process's streams); with a given store, to an
@@ -143,7 +145,11 @@ function lazyModel(connections: RoomConnections, connection: Connection): Langua
 export function createAiService(settings: AiServiceSettings): AiService {
   const { deps, connections } = settings;
   const registry = settings.registry ?? createHalTools();
-  const tracked = settings.store ? undefined : trackRoomWrites(createKyselyRoomStore(deps.db, deps.clock));
+  const tracked = settings.store
+    ? undefined
+    : trackRoomWrites(
+        createKyselyRoomStore(deps.db, deps.clock, { instanceId: settings.instanceId ?? null }),
+      );
   const store = settings.store ?? (tracked as NonNullable<typeof tracked>).store;
   const localEvents = () =>
     createRoomEventHub({

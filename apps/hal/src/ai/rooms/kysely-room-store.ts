@@ -103,11 +103,15 @@ export interface KyselyRoomStoreOptions {
   newRoomId?: () => string;
   /** Rooms whose recent history is kept in memory (default 256; 0 keeps none). See `history-cache.ts`. */
   historyRooms?: number;
+  /**
+   * The HAL process writing through this store (`hal_instances.id`): new turns and messages, and actions it starts
+   * executing, name it, so another instance's start-up leaves them alone while this one heartbeats. Default null.
+   */
+  instanceId?: string | null;
 }
 
 /**
- * The app's {@link RoomStore} over kysely (SQLite today; only portable SQL plus `RETURNING`,
- * which PostgreSQL has too). It behaves exactly like `createMemoryRoomStore` — the same contract
+ * The app's {@link RoomStore} over kysely, on SQLite or PostgreSQL (only portable SQL plus `RETURNING`). It behaves exactly like `createMemoryRoomStore` — the same contract
  * suite runs against both. `seq` comes from a per-room counter bumped by one `UPDATE … RETURNING`
  * inside the transaction that inserts the row; an action transition is ONE compare-and-set
  * `UPDATE … WHERE id = ? AND status IN (…)`, so two approvals can never both win. The queries a
@@ -126,6 +130,7 @@ export function createKyselyRoomStore(
   options: KyselyRoomStoreOptions = {},
 ): RoomStore {
   const newRoomId = options.newRoomId ?? (() => `room_${randomUUID()}`);
+  const instanceId = options.instanceId ?? null;
   const nowIso = () => new Date(clock.now()).toISOString();
 
   const queries = createQueryCache();
@@ -343,6 +348,7 @@ export function createKyselyRoomStore(
             relayed_from: input.relayedFrom,
             usage_json: input.usage ? toJson(input.usage) : null,
             created_at: input.createdAt,
+            instance_id: instanceId,
           };
           const columns = Object.keys(row) as Array<keyof typeof row>;
           await queries.rows(
@@ -470,8 +476,9 @@ export function createKyselyRoomStore(
       await queries.rows(
         db,
         'insert turn',
-        (id, room, connection, status, depth, relayedFrom, trigger, error, createdAt, updatedAt) =>
+        (id, room, connection, status, depth, relayedFrom, trigger, error, createdAt, updatedAt, instance) =>
           db.insertInto('ai_turns').values({
+            instance_id: instance,
             id,
             room_id: room,
             connection_id: connection,
@@ -494,6 +501,7 @@ export function createKyselyRoomStore(
           turn.error ? toJson(turn.error) : null,
           turn.createdAt,
           turn.updatedAt,
+          instanceId,
         ],
       );
       return { ...turn, error: turn.error ? structuredClone(turn.error) : null };
@@ -580,12 +588,15 @@ export function createKyselyRoomStore(
     async transitionAction(actionId, from, to, patch = {}) {
       if (from.length === 0) return null;
       return db.transaction().execute(async (trx) => {
-        // The compare-and-set is this one statement; the room counter moves only for the winner.
-        const row = await trx
+        // The compare-and-set is this one statement: a second approval waits for the first's row lock (PostgreSQL)
+        // or the write lock (SQLite), then finds the status moved on. Only the winner moves the room counter, and
+        // it moves it BEFORE taking `change_seq` from it: on PostgreSQL another transaction may bump the counter
+        // meanwhile, and reading it first could hand out a seq that is already taken.
+        const moved = await trx
           .updateTable('ai_actions')
           .set({
             status: to,
-            change_seq: sql<number>`(select last_seq + 1 from ai_rooms where ai_rooms.id = ai_actions.room_id)`,
+            ...(to === 'executing' ? { instance_id: instanceId } : {}),
             ...(patch.decidedBy !== undefined ? { decided_by: patch.decidedBy } : {}),
             ...(patch.decidedAt !== undefined ? { decided_at: patch.decidedAt } : {}),
             ...(patch.result !== undefined ? { result_json: toJson(patch.result) } : {}),
@@ -594,10 +605,16 @@ export function createKyselyRoomStore(
           })
           .where('id', '=', actionId)
           .where('status', 'in', [...from])
-          .returningAll()
+          .returning('room_id')
           .executeTakeFirst();
-        if (!row) return null;
-        await nextSeq(trx, row.room_id);
+        if (!moved) return null;
+        const changeSeq = await nextSeq(trx, moved.room_id);
+        const row = await trx
+          .updateTable('ai_actions')
+          .set({ change_seq: changeSeq })
+          .where('id', '=', actionId)
+          .returningAll()
+          .executeTakeFirstOrThrow();
         return toAction(row);
       });
     },

@@ -1,5 +1,6 @@
 import { HalError } from '@hal-ai/spec';
 import { type Selectable, sql } from 'kysely';
+import { isPostgres } from '../../platform/db/database-dialect.js';
 import type { JobStepsTable, JobsTable } from '../../platform/db/tables/core.js';
 import { type ArgsOf, JobControlArgs, JobIdArgs, JobsListArgs } from './core-schemas.js';
 import {
@@ -168,6 +169,16 @@ export interface JobRunnerOptions {
   pollMs?: number;
   /** Called after a job reaches a final state (or pauses). */
   onSettled?: (job: Job) => void;
+  /** This process among the instances sharing the database (default: alone, no instance id). */
+  instance?: JobRunnerInstance;
+}
+
+/** This process among several on one database, as the job runner needs it. */
+export interface JobRunnerInstance {
+  /** Written on every job this runner claims. */
+  id: string;
+  /** Instances that still heartbeat: their running jobs are theirs, not leftovers. */
+  liveIds(): Promise<Set<string>>;
 }
 
 /** The runner's state for `/api/health`. */
@@ -185,6 +196,7 @@ export interface JobRunnerStatus {
  */
 export function createJobRunner(ctx: CoreContext, options: JobRunnerOptions) {
   const { db } = ctx;
+  const postgres = isPostgres(db);
   let concurrency = options.concurrency ?? 2;
   const pollMs = options.pollMs ?? 1000;
   const active = new Map<string, Promise<void>>();
@@ -197,8 +209,12 @@ export function createJobRunner(ctx: CoreContext, options: JobRunnerOptions) {
 
   async function markInterrupted(): Promise<number> {
     const now = ctx.nowIso();
+    // Jobs of an instance that still heartbeats are its own business (several instances on one database).
+    const live = options.instance ? await options.instance.liveIds() : new Set<string>();
     return db.transaction().execute(async (trx) => {
-      const stale = await trx.selectFrom('jobs').selectAll().where('state', '=', 'running').execute();
+      const stale = (
+        await trx.selectFrom('jobs').selectAll().where('state', '=', 'running').execute()
+      ).filter((row) => row.instance_id === null || !live.has(row.instance_id));
       for (const row of stale) {
         const error = { code: 'interrupted', message: 'HAL stopped while this job was running' };
         await trx
@@ -232,17 +248,25 @@ export function createJobRunner(ctx: CoreContext, options: JobRunnerOptions) {
 
   async function claim(): Promise<Selectable<JobsTable> | undefined> {
     return db.transaction().execute(async (trx) => {
-      const next = await trx
+      const oldest = trx
         .selectFrom('jobs')
         .selectAll()
         .where('state', '=', 'queued')
         .orderBy('id', 'asc')
-        .limit(1)
-        .executeTakeFirst();
+        .limit(1);
+      // PostgreSQL: runners of several instances take different jobs at once instead of queueing on one row lock
+      // (SQLite has one writer, so the compare-and-set below is all it needs).
+      const next = await (postgres ? oldest.forUpdate().skipLocked() : oldest).executeTakeFirst();
       if (!next) return undefined;
       const claimed = await trx
         .updateTable('jobs')
-        .set({ state: 'running', attempts: next.attempts + 1, started_at: ctx.nowIso(), finished_at: null })
+        .set({
+          state: 'running',
+          attempts: next.attempts + 1,
+          started_at: ctx.nowIso(),
+          finished_at: null,
+          instance_id: options.instance?.id ?? null,
+        })
         .where('id', '=', next.id)
         .where('state', '=', 'queued')
         .returningAll()

@@ -11,7 +11,13 @@ import { type ChangelogEntry, readVersionHistory, VERSION_HISTORY_CANDIDATES } f
 import { createDeploymentFunctions, createDeploymentHandlers } from './core-deployments.js';
 import { createDrFunctions } from './core-dr.js';
 import { createEmergencyFunctions, createIncidentFunctions, createMailFunctions } from './core-incidents.js';
-import { createJobFunctions, createJobRunner, type JobRunner, type JobRunnerStatus } from './core-jobs.js';
+import {
+  createJobFunctions,
+  createJobRunner,
+  type JobRunner,
+  type JobRunnerInstance,
+  type JobRunnerStatus,
+} from './core-jobs.js';
 import { createReleaseFunctions } from './core-releases.js';
 import { createServerFunctions, recordMetrics } from './core-servers.js';
 import {
@@ -40,6 +46,11 @@ export interface HalCoreOptions {
   concurrency?: number;
   /** Queue poll interval (default 1000 ms). */
   pollMs?: number;
+  /**
+   * This process among the instances on the database (SPEC §15): jobs it claims name it, and start-up interrupts
+   * only jobs of instances that stopped heartbeating. Default: a lone instance (every `running` job is a leftover).
+   */
+  instance?: JobRunnerInstance;
   /** How often metrics of servers with an agent are sampled (default 60 s; 0 disables). */
   metricsIntervalMs?: number;
   random?: (bytes: number) => Buffer;
@@ -224,6 +235,7 @@ export function createHalCore(options: HalCoreOptions) {
         handlers,
         concurrency: options.concurrency ?? (typeof configured === 'number' ? configured : 2),
         pollMs: options.pollMs ?? 1000,
+        ...(options.instance ? { instance: options.instance } : {}),
       });
       const { interrupted } = await runner.start();
       const every = options.metricsIntervalMs ?? 60_000;

@@ -3,6 +3,7 @@ import type { AiDebateTables } from './tables/ai-debates.js';
 import type { AiRoomsTables } from './tables/ai-rooms.js';
 import type { CoreTables } from './tables/core.js';
 import type { FoundationTables } from './tables/foundation.js';
+import type { InstanceTables } from './tables/instances.js';
 import type { VaultTables } from './tables/vault.js';
 
 /** The whole database as kysely sees it: each area declares its own tables in `tables/`. */
@@ -12,4 +13,5 @@ export interface Database
     VaultTables,
     AiRoomsTables,
     AiConnectionTables,
-    AiDebateTables {}
+    AiDebateTables,
+    InstanceTables {}

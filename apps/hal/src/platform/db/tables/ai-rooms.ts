@@ -22,6 +22,8 @@ export interface AiRoomsTable {
 
 /** `ai_messages`: room messages; JSON columns hold content blocks, error and usage. */
 export interface AiMessagesTable {
+  /** The HAL process working on it (running, streaming, executing), see `hal_instances`. */
+  instance_id: string | null;
   id: string;
   room_id: string;
   seq: number;
@@ -39,6 +41,8 @@ export interface AiMessagesTable {
 
 /** `ai_turns`: one participant answering one trigger. */
 export interface AiTurnsTable {
+  /** The HAL process working on it (running, streaming, executing), see `hal_instances`. */
+  instance_id: string | null;
   id: string;
   room_id: string;
   connection_id: string;
@@ -53,6 +57,8 @@ export interface AiTurnsTable {
 
 /** `ai_actions`: proposals; the proposal columns never change, only the decision columns do. */
 export interface AiActionsTable {
+  /** The HAL process working on it (running, streaming, executing), see `hal_instances`. */
+  instance_id: string | null;
   id: string;
   room_id: string;
   connection_id: string | null;

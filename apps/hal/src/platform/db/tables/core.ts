@@ -57,6 +57,8 @@ export interface DeploymentsTable {
 
 /** A persisted unit of work run by the job runner. */
 export interface JobsTable {
+  /** The HAL process whose runner claimed it, see `hal_instances`. */
+  instance_id: string | null;
   id: string;
   type: string;
   state: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled' | 'paused';
