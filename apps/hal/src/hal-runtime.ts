@@ -246,6 +246,8 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
         await instances.start();
         started = true;
         await core.start();
+        // The first report of the job runner that now runs.
+        await instances.beat();
         const keep = await liveRoomWork(db, await instances.liveIds());
         await runtime.ai.engine.recoverInterrupted({ keep });
         // Debates that were running run on from the step their round had reached.

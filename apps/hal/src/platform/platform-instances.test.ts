@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHalRuntime, type HalRuntime } from '../hal-runtime.js';
+import { loadConfig } from './config.js';
+import { type OpenDatabase, openDatabase } from './db/database.js';
+import { openPostgresDatabase } from './db/database-postgres.js';
+import { createMigratedPostgresTestDatabase, describePostgres } from './db/database-postgres.test-support.js';
+import { migrateToLatest } from './db/migrate.js';
+import { createLogger } from './logger.js';
+
+/** Opens a new handle on ONE shared database each call, as separate HAL processes would. */
+type SharedDatabase = () => Promise<OpenDatabase>;
+
+const opened: HalRuntime[] = [];
+const folders: string[] = [];
+afterEach(async () => {
+  for (const runtime of opened.splice(0)) await runtime.close(0);
+  for (const folder of folders.splice(0)) fs.rmSync(folder, { recursive: true, force: true });
+});
+
+async function startInstance(dataDir: string, database: OpenDatabase): Promise<HalRuntime> {
+  const runtime = await createHalRuntime(loadConfig({ HAL_DATA_DIR: dataDir }), {
+    database,
+    logger: createLogger({ level: 'silent' }),
+    env: {},
+    remoteAgents: false,
+    core: { pollMs: 50, metricsIntervalMs: 0 },
+  });
+  opened.push(runtime);
+  await runtime.start();
+  return runtime;
+}
+
+async function runningTurn(runtime: HalRuntime, id: string, instanceId?: string): Promise<void> {
+  const room = await runtime.ai.store.ensureUnifiedRoom();
+  const at = new Date().toISOString();
+  await runtime.ai.store.createTurn({
+    id,
+    roomId: room.id,
+    connectionId: 'c1',
+    status: 'running',
+    relayDepth: 0,
+    relayedFrom: null,
+    triggerMessageId: null,
+    error: null,
+    createdAt: at,
+    updatedAt: at,
+  });
+  if (instanceId !== undefined) {
+    await runtime.db.updateTable('ai_turns').set({ instance_id: instanceId }).where('id', '=', id).execute();
+  }
+}
+
+async function turnStatus(runtime: HalRuntime, id: string): Promise<string | undefined> {
+  return (await runtime.ai.store.getTurn(id))?.status;
+}
+
+function recoverySuite(shared: () => Promise<SharedDatabase>) {
+  it("start-up interrupts only the turns of instances that stopped heartbeating, never a live one's", async () => {
+    const open = await shared();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-instances-'));
+    folders.push(dataDir);
+    const a = await startInstance(dataDir, await open());
+    // A turn A runs now, and one a crashed instance left behind (its last heartbeat long ago).
+    await runningTurn(a, 'turn-of-a');
+    await a.db
+      .insertInto('hal_instances')
+      .values({
+        id: 'inst_crashed',
+        kind: 'serve',
+        host: 'h',
+        pid: 1,
+        version: '0',
+        started_at: new Date(0).toISOString(),
+        heartbeat_at: Date.now() - 60_000,
+        stopped_at: null,
+        jobs_json: null,
+      })
+      .execute();
+    await runningTurn(a, 'turn-of-crashed', 'inst_crashed');
+
+    const b = await startInstance(dataDir, await open());
+    expect(await turnStatus(b, 'turn-of-a')).toBe('running');
+    expect(await turnStatus(b, 'turn-of-crashed')).toBe('interrupted');
+
+    // Both heartbeat: each is listed as serving, from either one, with its job runner.
+    const serving = await b.instances.serving();
+    expect(serving.map((instance) => instance.id).sort()).toEqual([a.instances.id, b.instances.id].sort());
+    expect(serving.find((instance) => instance.self)?.id).toBe(b.instances.id);
+    for (const instance of serving) expect(instance.jobs).toMatchObject({ status: 'running', running: 0 });
+
+    // A dies without a word (as after SIGKILL): its heartbeat ages; the next instance interrupts its turn.
+    await a.db
+      .updateTable('hal_instances')
+      .set({ heartbeat_at: 0 })
+      .where('id', '=', a.instances.id)
+      .execute();
+    const c = await startInstance(dataDir, await open());
+    expect(await turnStatus(c, 'turn-of-a')).toBe('interrupted');
+    expect((await c.instances.serving()).map((instance) => instance.id)).not.toContain(a.instances.id);
+  });
+}
+
+describePostgres('instances on one database', () => {
+  recoverySuite(async () => {
+    const { url } = await createMigratedPostgresTestDatabase();
+    return async () => openPostgresDatabase(url);
+  });
+});
+
+describe('instances on one SQLite file (hal serve and hal mcp share it)', () => {
+  recoverySuite(async () => {
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-instances-db-'));
+    folders.push(folder);
+    const file = path.join(folder, 'hal.db');
+    return async () => {
+      const database = openDatabase(file);
+      await migrateToLatest(database.db);
+      return database;
+    };
+  });
+});
