@@ -1,3 +1,5 @@
+export type { ActionCardContext, ActionImpactView } from './panel-action-card.js';
+export { actionImpact, renderActionCard, renderValueList } from './panel-action-card.js';
 export type { PanelApi, PanelApiSettings, PanelSession } from './panel-api.js';
 export { createPanelApi, PanelHttpError } from './panel-api.js';
 export type { MountPanelSettings, PanelPrefs, SlashCommandView } from './panel-app.js';
@@ -15,8 +17,14 @@ export type { PanelLocale, PanelMessageKey, Translate } from './panel-i18n.js';
 export { createTranslator, PANEL_MESSAGES } from './panel-i18n.js';
 export type { MarkdownRenderer, MarkdownRendererSettings } from './panel-markdown.js';
 export { createMarkdownRenderer } from './panel-markdown.js';
+export {
+  completedBlocksEnd,
+  createStreamingMarkdown,
+  type StreamingMarkdown,
+} from './panel-markdown-stream.js';
 export type { RenderContext, TabView } from './panel-render.js';
-export { createElement, renderActionCard, renderMessage, renderTabs } from './panel-render.js';
+export { createElement, renderMessage, renderTabs } from './panel-render.js';
+export { createRoomView, type RoomView } from './panel-room-view.js';
 export type { RoomTimeline, SseFrame } from './panel-sse.js';
 export { createRoomTimeline, createSseParser } from './panel-sse.js';
 export type { RoomStream, RoomStreamSettings } from './panel-stream.js';

@@ -5,13 +5,8 @@ import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
 import { type DialogContext, openRejectDialog, openThreeStepDialog, withReauth } from './panel-dialogs.js';
 import { createTranslator, type Translate } from './panel-i18n.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from './panel-markdown.js';
-import {
-  createElement,
-  type RenderContext,
-  renderActionCard,
-  renderMessage,
-  renderTabs,
-} from './panel-render.js';
+import { createElement, type RenderContext, renderTabs } from './panel-render.js';
+import { createRoomView } from './panel-room-view.js';
 import { createRoomTimeline, type RoomTimeline } from './panel-sse.js';
 import { createRoomStream, type RoomStream } from './panel-stream.js';
 import { loginTerminalLabel, openLoginTerminal } from './panel-terminal-login.js';
@@ -168,6 +163,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     toggle,
   ]);
   root.replaceChildren(handle, head, body);
+  const roomView = createRoomView(context, list);
 
   // ---- prefs: open state and width ----
   function applyPrefs(): void {
@@ -363,33 +359,16 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   }
 
   function renderMessages(): void {
-    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 48;
-    const previousTop = list.scrollTop;
-    const nodes: Node[] = [];
-    const placed = new Set<string>();
-    for (const message of timeline.messages()) {
-      const element = renderMessage(context, message, timeline.streamed(message.id));
-      for (const slot of element.querySelectorAll<HTMLElement>('.hal-action-slot')) {
-        const action = slot.dataset.actionId ? timeline.action(slot.dataset.actionId) : undefined;
-        if (action && !placed.has(action.id)) {
-          slot.replaceChildren(renderActionCard(context, action));
-          placed.add(action.id);
-        } else if (action) {
-          // The result message refers to the same proposal: one card, the others a state line.
-          slot.replaceChildren(
-            createElement(document, 'span', { class: 'hal-action-ref', 'data-status': action.status }, [
-              `${t('proposal')}: ${action.tool} — ${t(`action_${action.status}` as never)}`,
-            ]),
-          );
-        }
-      }
-      nodes.push(element);
-    }
-    for (const action of timeline.actions()) {
-      if (!placed.has(action.id)) nodes.push(renderActionCard(context, action));
-    }
-    list.replaceChildren(...nodes);
-    list.scrollTop = atBottom ? list.scrollHeight : previousTop;
+    renderQueued = false;
+    roomView.render(timeline);
+  }
+  // Streamed batches arrive faster than the screen refreshes: render at most once per frame.
+  let renderQueued = false;
+  function scheduleRender(): void {
+    if (renderQueued) return;
+    renderQueued = true;
+    if (typeof window.requestAnimationFrame === 'function') window.requestAnimationFrame(renderMessages);
+    else setTimeout(renderMessages, 16);
   }
 
   list.addEventListener('click', (event) => {
@@ -427,6 +406,8 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
       } else {
         showError(error);
       }
+      // The card kept its disabled buttons: render it anew so the operator can try again.
+      roomView.invalidateAction(action.id);
       renderMessages();
     }
   }
@@ -467,6 +448,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     activeRoomId = roomId;
     root.dataset.activeRoom = roomId;
     timeline = createRoomTimeline();
+    roomView.reset();
     const own = timeline;
     renderTabBar();
     renderRoomBar();
@@ -477,7 +459,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
       roomId,
       timeline: own,
       onChange: () => {
-        if (own === timeline) renderMessages();
+        if (own === timeline) scheduleRender();
       },
     });
   }

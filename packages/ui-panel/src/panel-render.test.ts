@@ -1,7 +1,8 @@
 import type { ContentBlock } from '@hal-ai/spec';
 import { describe, expect, it } from 'vitest';
+import { renderActionCard } from './panel-action-card.js';
 import { createTestContext, testAction, testConnection, testMessage } from './panel-dom.test-support.js';
-import { renderActionCard, renderMessage, renderTabs } from './panel-render.js';
+import { renderMessage, renderTabs } from './panel-render.js';
 
 describe('renderMessage', () => {
   const context = createTestContext([testConnection({ id: 'c1', name: 'claude' })]);
@@ -169,7 +170,7 @@ describe('renderActionCard', () => {
     expect(card.querySelector('.hal-action-tool')?.textContent).toBe('hal_server_isolate');
     expect(card.querySelector('.hal-risk')?.getAttribute('data-risk')).toBe('high');
     expect(card.querySelector('.hal-identifiers')?.textContent).toBe('srv-1');
-    expect(card.querySelector('pre')?.textContent).toContain('"serverId": "srv-1"');
+    expect(card.querySelector('.hal-action-raw pre')?.textContent).toContain('"serverId": "srv-1"');
     expect(card.querySelectorAll('button[data-act]')).toHaveLength(2);
   });
 

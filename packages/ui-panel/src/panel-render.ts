@@ -1,8 +1,8 @@
-import type { Action, Connection, ContentBlock, Room, RoomMessage } from '@hal-ai/spec';
+import type { Connection, ContentBlock, Room, RoomMessage } from '@hal-ai/spec';
 import { createElement } from './panel-dom.js';
 import type { Translate } from './panel-i18n.js';
 import type { MarkdownRenderer } from './panel-markdown.js';
-import { renderContextBlock, renderTaintWarning } from './panel-web-context.js';
+import { renderContextBlock } from './panel-web-context.js';
 
 export { createElement } from './panel-dom.js';
 
@@ -212,66 +212,4 @@ export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: 
     ),
   );
   return list;
-}
-
-/**
- * Renders a proposal card: tool, arguments, risk tier, target identifiers and state, with
- * approve/reject buttons while it is `proposed`. The buttons carry `data-act` for the panel.
- *
- * @example
- * slot.replaceChildren(renderActionCard(context, action));
- */
-export function renderActionCard(context: RenderContext, action: Action): HTMLElement {
-  const { document, t } = context;
-  const card = createElement(document, 'section', {
-    class: `hal-action hal-risk-${action.risk} hal-action-${action.status}`,
-    'data-action-id': action.id,
-    'data-status': action.status,
-    'aria-label': `${t('proposal')}: ${action.tool}`,
-  });
-  card.append(
-    createElement(document, 'header', {}, [
-      createElement(document, 'strong', {}, [`${t('proposal')}: `]),
-      createElement(document, 'code', { class: 'hal-action-tool' }, [action.tool]),
-      createElement(document, 'span', { class: 'hal-risk', 'data-risk': action.risk }, [
-        t(`risk_${action.risk}` as never),
-      ]),
-    ]),
-    createElement(document, 'dl', {}, [
-      createElement(document, 'dt', {}, [t('args')]),
-      createElement(document, 'dd', {}, [createElement(document, 'pre', {}, [json(action.args)])]),
-      action.identifiers.length ? createElement(document, 'dt', {}, [t('identifiers')]) : null,
-      action.identifiers.length
-        ? createElement(
-            document,
-            'dd',
-            { class: 'hal-identifiers' },
-            action.identifiers.map((id) => createElement(document, 'code', {}, [id])),
-          )
-        : null,
-      createElement(document, 'dt', {}, [t('state')]),
-      createElement(document, 'dd', { class: 'hal-action-state' }, [t(`action_${action.status}` as never)]),
-    ]),
-  );
-  if (action.tainted) card.append(renderTaintWarning(context, action.status));
-  if (action.error) {
-    card.append(
-      createElement(document, 'div', { class: 'hal-failure', role: 'alert' }, [
-        `${action.error.code}: ${action.error.message}`,
-      ]),
-    );
-  }
-  if (action.status === 'proposed') {
-    card.append(
-      createElement(document, 'div', { class: 'hal-action-buttons' }, [
-        createElement(document, 'button', { type: 'button', class: 'hal-approve', 'data-act': 'approve' }, [
-          t('approve'),
-        ]),
-        createElement(document, 'button', { type: 'button', class: 'hal-reject', 'data-act': 'reject' }, [
-          t('reject'),
-        ]),
-      ]),
-    );
-  }
-  return card;
 }

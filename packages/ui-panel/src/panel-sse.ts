@@ -1,4 +1,5 @@
 import type { Action, RoomEvent, RoomMessage } from '@hal-ai/spec';
+import { createParser } from 'eventsource-parser';
 
 /** One parsed SSE frame. */
 export interface SseFrame {
@@ -8,40 +9,27 @@ export interface SseFrame {
 }
 
 /**
- * An incremental SSE parser (text/event-stream): feed it chunks as they arrive, get whole frames
- * back. Comments (heartbeats) are dropped; a frame without `event:` is a `message`.
+ * An incremental SSE parser (text/event-stream) on `eventsource-parser`: feed it chunks as they
+ * arrive, get whole frames back. Comments (heartbeats) are dropped; a frame without `event:` is a
+ * `message`. Frames come back per chunk, so the panel renders once per network read, not per frame.
  *
  * @example
  * const parser = createSseParser();
  * for (const frame of parser.push(chunk)) handle(frame);
  */
 export function createSseParser(): { push(chunk: string): SseFrame[] } {
-  let buffer = '';
+  let frames: SseFrame[] = [];
+  const parser = createParser({
+    onEvent(message) {
+      frames.push({ event: message.event ?? 'message', id: message.id ?? null, data: message.data });
+    },
+  });
   return {
     push(chunk) {
-      buffer += chunk;
-      const frames: SseFrame[] = [];
-      for (;;) {
-        const match = /\r\n\r\n|\n\n|\r\r/.exec(buffer);
-        if (!match) break;
-        const block = buffer.slice(0, match.index);
-        buffer = buffer.slice(match.index + match[0].length);
-        let event = 'message';
-        let id: string | null = null;
-        const data: string[] = [];
-        for (const line of block.split(/\r\n|\n|\r/)) {
-          if (line === '' || line.startsWith(':')) continue;
-          const colon = line.indexOf(':');
-          const field = colon === -1 ? line : line.slice(0, colon);
-          let value = colon === -1 ? '' : line.slice(colon + 1);
-          if (value.startsWith(' ')) value = value.slice(1);
-          if (field === 'event') event = value;
-          else if (field === 'id') id = value;
-          else if (field === 'data') data.push(value);
-        }
-        if (data.length > 0 || id !== null) frames.push({ event, id, data: data.join('\n') });
-      }
-      return frames;
+      parser.feed(chunk);
+      const parsed = frames;
+      frames = [];
+      return parsed;
     },
   };
 }

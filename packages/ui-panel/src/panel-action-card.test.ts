@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { renderActionCard } from './panel-action-card.js';
+import { createTestContext, testAction } from './panel-dom.test-support.js';
+
+describe('renderActionCard (an operator can judge it)', () => {
+  const context = createTestContext();
+
+  it('lists the arguments as key/value pairs, as text, with the raw JSON one click away', () => {
+    const card = renderActionCard(
+      context,
+      testAction({
+        args: { serverId: 'srv-1', reason: '<b>disk</b>', tags: ['a', 'b'], opts: { force: true } },
+      }),
+    );
+    const values = card.querySelector('.hal-action-args');
+    expect([...(values?.querySelectorAll(':scope > dt') ?? [])].map((node) => node.textContent)).toEqual([
+      'serverId',
+      'reason',
+      'tags',
+      'opts',
+    ]);
+    expect(values?.querySelector('dd[data-key=reason]')?.textContent).toBe('<b>disk</b>');
+    expect(values?.querySelector('b')).toBeNull();
+    expect(values?.querySelector('dd[data-key=tags]')?.textContent).toBe('a, b');
+    expect(values?.querySelector('dd[data-key=force]')?.textContent).toBe('true');
+    const raw = card.querySelector<HTMLDetailsElement>('details.hal-action-raw');
+    expect(raw?.open).toBe(false);
+    expect(JSON.parse(raw?.querySelector('pre')?.textContent ?? '')).toEqual({
+      serverId: 'srv-1',
+      reason: '<b>disk</b>',
+      tags: ['a', 'b'],
+      opts: { force: true },
+    });
+  });
+
+  it('shows the impact HAL computed for write and high actions, never for read', () => {
+    const impact = {
+      summary: 'Isolate server web-1: no deployments, its agent is refused',
+      server: { id: 'srv-1', name: 'web-1', state: 'active' },
+      change: { state: { from: 'active', to: 'isolated' } },
+    };
+    const card = renderActionCard(context, { ...testAction(), impact } as never);
+    expect(card.querySelector('.hal-impact-summary')?.textContent).toBe(impact.summary);
+    expect(card.querySelector('.hal-impact-changes li[data-field=state]')?.textContent).toBe(
+      'state active → isolated',
+    );
+    expect(card.querySelector('.hal-impact-facts dd[data-key=name]')?.textContent).toBe('web-1');
+    expect(renderActionCard(context, testAction()).querySelector('.hal-action-impact')).toBeNull();
+    const read = renderActionCard(context, { ...testAction({ risk: 'read' }), impact } as never);
+    expect(read.querySelector('.hal-action-impact')).toBeNull();
+  });
+
+  it('says when there are no arguments, and is one labelled, focusable unit', () => {
+    const card = renderActionCard(context, testAction({ args: {} }));
+    expect(card.querySelector('.hal-action-args-empty')?.textContent).toBe('인자 없음');
+    expect(card.getAttribute('tabindex')).toBe('-1');
+    const label = card.querySelector(`#${card.getAttribute('aria-labelledby')}`);
+    expect(label?.textContent).toContain('hal_server_isolate');
+  });
+});

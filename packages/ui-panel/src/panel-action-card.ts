@@ -1,0 +1,202 @@
+import type { Action } from '@hal-ai/spec';
+import { createElement } from './panel-dom.js';
+import type { Translate } from './panel-i18n.js';
+import { renderTaintWarning } from './panel-web-context.js';
+
+/** What a proposal card needs of the render context. */
+export interface ActionCardContext {
+  document: Document;
+  t: Translate;
+}
+
+/**
+ * What HAL computed a write or high action will change, as the action view carries it (`impact`,
+ * the same description the three-step dialog shows): a `summary` line, `change` as
+ * `{field: {from, to}}`, and further facts (the target's record, the deployments it touches, …).
+ */
+export interface ActionImpactView {
+  summary?: string;
+  change?: Record<string, { from?: unknown; to?: unknown }>;
+  [fact: string]: unknown;
+}
+
+function json(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A scalar as the operator reads it; nested values as one line of JSON. */
+function readable(value: unknown): string {
+  if (value === null || value === undefined) return '—';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((item) => typeof item !== 'object' || item === null))
+    return value.map((item) => readable(item)).join(', ');
+  return JSON.stringify(value);
+}
+
+/**
+ * A record as a definition list: one `dt` per key, its value as text (never HTML). Nested records
+ * one level deep become their own list, deeper values one line of JSON.
+ *
+ * @example
+ * card.append(renderValueList(document, { serverId: 'srv-1', reason: 'disk' }, 'hal-action-args'));
+ */
+export function renderValueList(
+  document: Document,
+  record: Record<string, unknown>,
+  className: string,
+  depth = 0,
+): HTMLElement {
+  const list = createElement(document, 'dl', { class: `hal-values ${className}` });
+  for (const [key, value] of Object.entries(record)) {
+    if (value === undefined) continue;
+    list.append(
+      createElement(document, 'dt', {}, [key]),
+      createElement(document, 'dd', { 'data-key': key }, [
+        isRecord(value) && depth === 0
+          ? renderValueList(document, value, 'hal-values-nested', depth + 1)
+          : readable(value),
+      ]),
+    );
+  }
+  return list;
+}
+
+/** The impact HAL computed, when the action view carries one (`impact`, see {@link ActionImpactView}). */
+export function actionImpact(action: Action): ActionImpactView | null {
+  const impact = (action as Action & { impact?: unknown }).impact;
+  if (typeof impact === 'string') return { summary: impact };
+  return isRecord(impact) ? (impact as ActionImpactView) : null;
+}
+
+function renderImpact(context: ActionCardContext, impact: ActionImpactView): HTMLElement {
+  const { document, t } = context;
+  const { summary, change, ...facts } = impact;
+  const section = createElement(document, 'div', { class: 'hal-action-impact', role: 'group' }, [
+    createElement(document, 'strong', { class: 'hal-impact-title' }, [t('impact')]),
+    typeof summary === 'string'
+      ? createElement(document, 'p', { class: 'hal-impact-summary' }, [summary])
+      : null,
+  ]);
+  if (isRecord(change) && Object.keys(change).length > 0) {
+    section.append(
+      createElement(
+        document,
+        'ul',
+        { class: 'hal-impact-changes' },
+        Object.entries(change).map(([field, step]) =>
+          createElement(document, 'li', { 'data-field': field }, [
+            createElement(document, 'code', {}, [field]),
+            isRecord(step) ? ` ${readable(step.from)} → ${readable(step.to)}` : ` ${readable(step)}`,
+          ]),
+        ),
+      ),
+    );
+  }
+  if (Object.keys(facts).length > 0) section.append(renderValueList(document, facts, 'hal-impact-facts'));
+  return section;
+}
+
+/**
+ * Renders a proposal card an operator can judge: the tool and its risk tier, the arguments as a
+ * readable key/value list (the raw JSON one click away), for write and high actions the impact HAL
+ * computed, the target identifiers, the live state and, once run, the result or the error.
+ * Approve/reject buttons (with `data-act`) while it is `proposed`. The card is focusable and
+ * labelled, so keyboard and screen-reader users reach it as one unit.
+ *
+ * @example
+ * slot.replaceChildren(renderActionCard(context, action));
+ */
+export function renderActionCard(context: ActionCardContext, action: Action): HTMLElement {
+  const { document, t } = context;
+  const titleId = `hal-action-title-${action.id}`;
+  const card = createElement(document, 'section', {
+    class: `hal-action hal-risk-${action.risk} hal-action-${action.status}`,
+    'data-action-id': action.id,
+    'data-status': action.status,
+    'aria-labelledby': titleId,
+    tabindex: '-1',
+  });
+  card.append(
+    createElement(document, 'header', { id: titleId }, [
+      createElement(document, 'strong', {}, [`${t('proposal')}: `]),
+      createElement(document, 'code', { class: 'hal-action-tool' }, [action.tool]),
+      createElement(document, 'span', { class: 'hal-risk', 'data-risk': action.risk }, [
+        t(`risk_${action.risk}` as never),
+      ]),
+    ]),
+  );
+  const args = isRecord(action.args) ? action.args : null;
+  card.append(
+    createElement(document, 'div', { class: 'hal-action-section' }, [
+      createElement(document, 'strong', {}, [t('args')]),
+      args && Object.keys(args).length > 0
+        ? renderValueList(document, args, 'hal-action-args')
+        : createElement(document, 'p', { class: 'hal-action-args-empty' }, [
+            args ? t('noArgs') : readable(action.args),
+          ]),
+      createElement(document, 'details', { class: 'hal-action-raw' }, [
+        createElement(document, 'summary', {}, [t('rawJson')]),
+        createElement(document, 'pre', {}, [createElement(document, 'code', {}, [json(action.args)])]),
+      ]),
+    ]),
+  );
+  const impact = action.risk === 'read' ? null : actionImpact(action);
+  if (impact) card.append(renderImpact(context, impact));
+  card.append(
+    createElement(document, 'dl', { class: 'hal-action-facts' }, [
+      action.identifiers.length ? createElement(document, 'dt', {}, [t('identifiers')]) : null,
+      action.identifiers.length
+        ? createElement(
+            document,
+            'dd',
+            { class: 'hal-identifiers' },
+            action.identifiers.map((id) => createElement(document, 'code', {}, [id])),
+          )
+        : null,
+      createElement(document, 'dt', {}, [t('state')]),
+      createElement(document, 'dd', { class: 'hal-action-state', role: 'status' }, [
+        t(`action_${action.status}` as never),
+      ]),
+    ]),
+  );
+  if (action.tainted) card.append(renderTaintWarning(context, action.status));
+  if (action.status === 'executed' && action.result !== null && action.result !== undefined) {
+    card.append(
+      createElement(document, 'details', { class: 'hal-action-result' }, [
+        createElement(document, 'summary', {}, [t('result')]),
+        isRecord(action.result)
+          ? renderValueList(document, action.result, 'hal-result-values')
+          : createElement(document, 'p', {}, [readable(action.result)]),
+      ]),
+    );
+  }
+  if (action.error) {
+    card.append(
+      createElement(document, 'div', { class: 'hal-failure', role: 'alert' }, [
+        `${action.error.code}: ${action.error.message}`,
+      ]),
+    );
+  }
+  if (action.status === 'proposed') {
+    card.append(
+      createElement(document, 'div', { class: 'hal-action-buttons' }, [
+        createElement(document, 'button', { type: 'button', class: 'hal-approve', 'data-act': 'approve' }, [
+          t('approve'),
+        ]),
+        createElement(document, 'button', { type: 'button', class: 'hal-reject', 'data-act': 'reject' }, [
+          t('reject'),
+        ]),
+      ]),
+    );
+  }
+  return card;
+}
