@@ -272,13 +272,13 @@ function median(values) {
 const server = await startServer();
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
 const load = round(loadavg()[0], 2);
-const cases = {};
+const cases = Object.fromEntries(SIZES.map((exchanges) => [exchanges, []]));
 try {
   for (let run = 0; run < RUNS; run += 1) {
     // Sizes take turns, so noise from the rest of the machine hits both.
     for (const exchanges of SIZES) {
       const sample = await runOnce(browser, server, exchanges);
-      (cases[exchanges] ??= []).push(sample);
+      cases[exchanges].push(sample);
       console.log(`[run ${run + 1}] ${exchanges} exchanges: ${JSON.stringify(sample)}`);
     }
   }
