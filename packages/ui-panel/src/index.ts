@@ -1,5 +1,5 @@
-export type { ActionCardContext, ActionImpactView } from './panel-action-card.js';
-export { actionImpact, renderActionCard, renderValueList } from './panel-action-card.js';
+export type { ActionCardContext, ActionImpactAnswer, ActionImpactView } from './panel-action-card.js';
+export { renderActionCard, renderValueList, toImpactAnswer } from './panel-action-card.js';
 export type { PanelApi, PanelApiSettings, PanelSession } from './panel-api.js';
 export { createPanelApi, PanelHttpError } from './panel-api.js';
 export type { MountPanelSettings, PanelPrefs, SlashCommandView } from './panel-app.js';
@@ -22,6 +22,8 @@ export {
   createStreamingMarkdown,
   type StreamingMarkdown,
 } from './panel-markdown-stream.js';
+export type { OAuthResult } from './panel-oauth.js';
+export { listenForOAuthResult, openOAuthPopup, startOAuthLogin } from './panel-oauth.js';
 export type { RenderContext, TabView } from './panel-render.js';
 export { createElement, renderMessage, renderTabs } from './panel-render.js';
 export { createRoomView, type RoomView } from './panel-room-view.js';

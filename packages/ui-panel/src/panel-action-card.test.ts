@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderActionCard } from './panel-action-card.js';
+import { renderActionCard, toImpactAnswer } from './panel-action-card.js';
 import { createTestContext, testAction } from './panel-dom.test-support.js';
 
 describe('renderActionCard (an operator can judge it)', () => {
@@ -39,15 +39,22 @@ describe('renderActionCard (an operator can judge it)', () => {
       server: { id: 'srv-1', name: 'web-1', state: 'active' },
       change: { state: { from: 'active', to: 'isolated' } },
     };
-    const card = renderActionCard(context, { ...testAction(), impact } as never);
+    const card = renderActionCard(context, testAction(), toImpactAnswer({ impact, refusal: null }));
     expect(card.querySelector('.hal-impact-summary')?.textContent).toBe(impact.summary);
     expect(card.querySelector('.hal-impact-changes li[data-field=state]')?.textContent).toBe(
       'state active → isolated',
     );
     expect(card.querySelector('.hal-impact-facts dd[data-key=name]')?.textContent).toBe('web-1');
     expect(renderActionCard(context, testAction()).querySelector('.hal-action-impact')).toBeNull();
-    const read = renderActionCard(context, { ...testAction({ risk: 'read' }), impact } as never);
+    const read = renderActionCard(context, testAction({ risk: 'read' }), toImpactAnswer({ impact }));
     expect(read.querySelector('.hal-action-impact')).toBeNull();
+    const refused = renderActionCard(
+      context,
+      testAction(),
+      toImpactAnswer({ impact: null, refusal: { code: 'invalid_state', message: 'server is isolated' } }),
+    );
+    expect(refused.querySelector('.hal-impact-refusal')?.getAttribute('data-code')).toBe('invalid_state');
+    expect(refused.querySelector('.hal-action-impact')).toBeNull();
   });
 
   it('says when there are no arguments, and is one labelled, focusable unit', () => {

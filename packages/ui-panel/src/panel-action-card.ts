@@ -70,11 +70,28 @@ export function renderValueList(
   return list;
 }
 
-/** The impact HAL computed, when the action view carries one (`impact`, see {@link ActionImpactView}). */
-export function actionImpact(action: Action): ActionImpactView | null {
-  const impact = (action as Action & { impact?: unknown }).impact;
-  if (typeof impact === 'string') return { summary: impact };
-  return isRecord(impact) ? (impact as ActionImpactView) : null;
+/**
+ * What `GET /ops/api/ai/actions/:id/impact` answered for a pending write or high proposal: the impact
+ * HAL computed (`null` for a tool without one), or `refusal` when HAL would refuse the action as it stands.
+ */
+export interface ActionImpactAnswer {
+  impact: ActionImpactView | null;
+  refusal: { code: string; message: string } | null;
+}
+
+/** Reads an impact answer defensively (an impact may also be a plain sentence). */
+export function toImpactAnswer(body: { impact?: unknown; refusal?: unknown }): ActionImpactAnswer {
+  const impact =
+    typeof body.impact === 'string'
+      ? { summary: body.impact }
+      : isRecord(body.impact)
+        ? (body.impact as ActionImpactView)
+        : null;
+  const refusal =
+    isRecord(body.refusal) && typeof body.refusal.code === 'string'
+      ? { code: body.refusal.code, message: String(body.refusal.message ?? '') }
+      : null;
+  return { impact, refusal };
 }
 
 function renderImpact(context: ActionCardContext, impact: ActionImpactView): HTMLElement {
@@ -108,14 +125,18 @@ function renderImpact(context: ActionCardContext, impact: ActionImpactView): HTM
 /**
  * Renders a proposal card an operator can judge: the tool and its risk tier, the arguments as a
  * readable key/value list (the raw JSON one click away), for write and high actions the impact HAL
- * computed, the target identifiers, the live state and, once run, the result or the error.
+ * computed (`answer`, from `GET …/actions/:id/impact`; or what HAL would refuse), the target identifiers, the live state and, once run, the result or the error.
  * Approve/reject buttons (with `data-act`) while it is `proposed`. The card is focusable and
  * labelled, so keyboard and screen-reader users reach it as one unit.
  *
  * @example
  * slot.replaceChildren(renderActionCard(context, action));
  */
-export function renderActionCard(context: ActionCardContext, action: Action): HTMLElement {
+export function renderActionCard(
+  context: ActionCardContext,
+  action: Action,
+  answer?: ActionImpactAnswer,
+): HTMLElement {
   const { document, t } = context;
   const titleId = `hal-action-title-${action.id}`;
   const card = createElement(document, 'section', {
@@ -149,8 +170,19 @@ export function renderActionCard(context: ActionCardContext, action: Action): HT
       ]),
     ]),
   );
-  const impact = action.risk === 'read' ? null : actionImpact(action);
-  if (impact) card.append(renderImpact(context, impact));
+  if (answer && action.risk !== 'read') {
+    if (answer.impact) card.append(renderImpact(context, answer.impact));
+    if (answer.refusal) {
+      card.append(
+        createElement(
+          document,
+          'div',
+          { class: 'hal-impact-refusal', role: 'alert', 'data-code': answer.refusal.code },
+          [`${t('wouldRefuse')} ${answer.refusal.code}: ${answer.refusal.message}`],
+        ),
+      );
+    }
+  }
   card.append(
     createElement(document, 'dl', { class: 'hal-action-facts' }, [
       action.identifiers.length ? createElement(document, 'dt', {}, [t('identifiers')]) : null,

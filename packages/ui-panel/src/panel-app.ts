@@ -1,15 +1,17 @@
 // Over 600 lines on purpose for now: the panel is one mount closure (frame, prefs, rooms, stream, composer),
 // and issue #16 replaces it with a keyed renderer split by part; splitting it twice would serve no reader.
 import type { Action, Connection, Room, RoomMessage } from '@hal-ai/spec';
+import { type ActionImpactAnswer, toImpactAnswer } from './panel-action-card.js';
 import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
 import { type DialogContext, openRejectDialog, openThreeStepDialog, withReauth } from './panel-dialogs.js';
 import { createTranslator, type Translate } from './panel-i18n.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from './panel-markdown.js';
+import { listenForOAuthResult, openOAuthPopup } from './panel-oauth.js';
 import { createElement, type RenderContext, renderTabs } from './panel-render.js';
 import { createRoomView } from './panel-room-view.js';
 import { createRoomTimeline, type RoomTimeline } from './panel-sse.js';
+import { renderStatusBar } from './panel-status-bar.js';
 import { createRoomStream, type RoomStream } from './panel-stream.js';
-import { loginTerminalLabel, openLoginTerminal } from './panel-terminal-login.js';
 
 /** The panel preferences stored per operator (`/ops/api/ai/prefs`). */
 export interface PanelPrefs {
@@ -31,6 +33,8 @@ export interface MountPanelSettings {
   api?: PanelApi;
   locale?: string;
   markdown?: MarkdownRenderer;
+  /** Opens the OAuth popup of a "log in" button (default `window.open`). */
+  openPopup?: (url: string) => void;
 }
 
 /** Bounds of the panel width in pixels. */
@@ -77,6 +81,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   const document = root.ownerDocument;
   const window = document.defaultView as Window;
   const api = settings.api ?? createPanelApi();
+  const openPopup = settings.openPopup ?? ((url: string) => openOAuthPopup(window, url));
   const t: Translate = createTranslator(settings.locale ?? document.documentElement.lang ?? 'ko');
   const connections = new Map<string, Connection>();
   const context: RenderContext = {
@@ -163,7 +168,24 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     toggle,
   ]);
   root.replaceChildren(handle, head, body);
-  const roomView = createRoomView(context, list);
+  // The impact HAL computes for a pending write/high proposal, fetched once per action (SPEC §5).
+  const impacts = new Map<string, ActionImpactAnswer | 'loading'>();
+  function impactOf(action: Action): ActionImpactAnswer | undefined {
+    const known = impacts.get(action.id);
+    if (known !== undefined) return known === 'loading' ? undefined : known;
+    if (action.risk === 'read' || action.status !== 'proposed') return undefined;
+    impacts.set(action.id, 'loading');
+    api
+      .get<{ impact?: unknown; refusal?: unknown }>(
+        `/ops/api/ai/actions/${encodeURIComponent(action.id)}/impact`,
+      )
+      .then((body) => impacts.set(action.id, toImpactAnswer(body)))
+      // Not pending any more (decided meanwhile) or unreachable: the card goes on without an impact.
+      .catch(() => impacts.set(action.id, { impact: null, refusal: null }))
+      .finally(scheduleRender);
+    return undefined;
+  }
+  const roomView = createRoomView(context, list, { impactOf });
 
   // ---- prefs: open state and width ----
   function applyPrefs(): void {
@@ -246,10 +268,17 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     const tabs = [...tabsHost.querySelectorAll<HTMLElement>('[role=tab]')];
     const index = tabs.indexOf(document.activeElement as HTMLElement);
     if (index === -1) return;
-    const delta = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
-    if (delta === 0) return;
+    // ARIA tabs: arrows move (and wrap), Home and End go to the first and the last tab.
+    const moves: Record<string, number> = {
+      ArrowRight: index + 1,
+      ArrowLeft: index - 1,
+      Home: 0,
+      End: tabs.length - 1,
+    };
+    const target = moves[event.key];
+    if (target === undefined) return;
     event.preventDefault();
-    const next = tabs[(index + delta + tabs.length) % tabs.length];
+    const next = tabs[(target + tabs.length) % tabs.length];
     if (next?.dataset.roomId) {
       selectRoom(next.dataset.roomId);
       tabsHost.querySelector<HTMLElement>(`[data-room-id="${next.dataset.roomId}"]`)?.focus();
@@ -306,45 +335,45 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   // ---- room view ----
   function renderRoomBar(): void {
     const room = activeRoom();
-    const connection = room?.connectionId ? connections.get(room.connectionId) : undefined;
-    const reset = createElement(document, 'button', { type: 'button', class: 'hal-reset' }, [
-      t('newConversation'),
-    ]);
-    reset.addEventListener('click', () => {
-      if (!room) return;
-      api
-        .send('POST', `/ops/api/ai/rooms/${encodeURIComponent(room.id)}/reset`)
-        .then(() => selectRoom(room.id, true))
-        .catch(showError);
-    });
-    const parts: Node[] = [];
-    if (connection && connection.status !== 'active') {
-      parts.push(
-        createElement(document, 'span', { class: `hal-conn-state hal-conn-${connection.status}` }, [
-          `${connection.name}: ${t(`status_${connection.status}` as never)}`,
-        ]),
-      );
-      if (
-        (connection.status === 'reauth_required' || connection.status === 'error') &&
-        connection.auth === 'cli'
-      ) {
-        // A local CLI logs in right here, in the login terminal; the re-check after it ends updates this bar.
-        const login = createElement(document, 'button', { type: 'button', class: 'hal-login' }, [
-          loginTerminalLabel(document),
-        ]);
-        login.addEventListener('click', () => openLoginTerminal(dialogs, connection, () => refresh()));
-        parts.push(login);
-      } else if (connection.status === 'reauth_required' || connection.status === 'error') {
-        parts.push(
-          createElement(document, 'a', { class: 'hal-login', href: `/ops/ai#connection-${connection.id}` }, [
-            t('login'),
-          ]),
-        );
-      }
-    }
-    parts.push(reset);
-    roomBar.replaceChildren(...parts);
+    roomBar.replaceChildren(
+      ...renderStatusBar({
+        dialogs,
+        room,
+        connection: room?.connectionId ? connections.get(room.connectionId) : undefined,
+        openPopup,
+        onConnection: (connection) => {
+          connections.set(connection.id, connection);
+          renderTabBar();
+          renderRoomBar();
+          renderComposerState();
+        },
+        refresh: () => refresh(),
+        onReset: () => {
+          if (!room) return;
+          api
+            .send('POST', `/ops/api/ai/rooms/${encodeURIComponent(room.id)}/reset`)
+            .then(() => selectRoom(room.id, true))
+            .catch(showError);
+        },
+      }),
+    );
   }
+  // The OAuth popup reports back here too: check the connection, which returns it to `active`.
+  const stopOAuth = listenForOAuthResult(window, (result) => {
+    if (!result.ok || !result.connectionId) {
+      showError(
+        new PanelHttpError(400, { code: result.code ?? 'oauth_failed', message: result.message ?? '' }),
+      );
+      return;
+    }
+    api
+      .send<{ connection: Connection }>(
+        'POST',
+        `/ops/api/ai/connections/${encodeURIComponent(result.connectionId)}/test`,
+      )
+      .then(() => refresh())
+      .catch(showError);
+  });
 
   function renderComposerState(): void {
     const room = activeRoom();
@@ -633,6 +662,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   return () => {
     stream?.close();
     window.removeEventListener('focus', onFocus);
+    stopOAuth();
     clearTimeout(saveTimer);
     root.replaceChildren();
   };

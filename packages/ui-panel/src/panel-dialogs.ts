@@ -9,13 +9,85 @@ export interface DialogContext {
   api: PanelApi;
 }
 
+const FOCUSABLE =
+  'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/** Where focus was before each open dialog: it goes back there when the dialog ends. */
+const openers = new WeakMap<HTMLDialogElement, Element | null>();
+
+/**
+ * Keeps Tab and Shift+Tab inside the dialog (a modal dialog makes the page inert, but Tab would
+ * still leave it for the browser's own controls).
+ */
+function trapFocus(dialog: HTMLDialogElement): void {
+  dialog.addEventListener('keydown', (event) => {
+    if (event.key !== 'Tab') return;
+    const focusable = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+      (element) => !element.closest('[hidden]'),
+    );
+    const first = focusable[0];
+    const last = focusable[focusable.length - 1];
+    if (!first || !last) return;
+    const active = dialog.ownerDocument.activeElement;
+    if (event.shiftKey && (active === first || !dialog.contains(active))) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && (active === last || !dialog.contains(active))) {
+      event.preventDefault();
+      first.focus();
+    }
+  });
+}
+
+/** The last element a dialog was opened from, per document (a dialog that follows another keeps it). */
+const lastOpener = new WeakMap<Document, Element>();
+
+function cardOf(document: Document, element: Element): HTMLElement | null {
+  const actionId = element.closest<HTMLElement>('[data-action-id]')?.dataset.actionId;
+  if (!actionId) return null;
+  return (
+    [...document.querySelectorAll<HTMLElement>('.hal-action[data-action-id]')].find(
+      (card) => card.dataset.actionId === actionId,
+    ) ?? null
+  );
+}
+
+/**
+ * Gives focus back to what had it before the dialog opened. When that control is disabled now
+ * (a proposal being executed) or was replaced (the card rendered anew once decided), its proposal
+ * card takes focus instead, so keyboard users stay where they were.
+ */
+function restoreFocus(document: Document, opener: Element | null | undefined): void {
+  if (!opener) return;
+  const target = opener as HTMLElement;
+  if (opener.isConnected && !(target as HTMLButtonElement).disabled && typeof target.focus === 'function') {
+    target.focus();
+    if (document.activeElement === target) return;
+  }
+  const card = cardOf(document, opener);
+  // The same button on the card rendered anew, else the card itself.
+  const act = (opener as HTMLElement).dataset?.act;
+  const same = act
+    ? card?.querySelector<HTMLButtonElement>(`button[data-act="${act}"]:not([disabled])`)
+    : null;
+  (same ?? card)?.focus();
+}
+
 function openDialog(context: DialogContext, className: string, title: string): HTMLDialogElement {
   const { document } = context;
   const dialog = createElement(document, 'dialog', {
     class: `hal-dialog ${className}`,
     'aria-labelledby': `${className}-title`,
+    'aria-modal': 'true',
   }) as HTMLDialogElement;
   dialog.append(createElement(document, 'h2', { id: `${className}-title` }, [title]));
+  // A dialog that follows another (re-auth, then the three steps) returns focus where the first came from.
+  const active = document.activeElement;
+  const fresh = active && active !== document.body && !active.closest('dialog') ? active : null;
+  const opener = fresh ?? lastOpener.get(document) ?? null;
+  if (opener) lastOpener.set(document, opener);
+  openers.set(dialog, opener);
+  trapFocus(dialog);
   document.body.append(dialog);
   return dialog;
 }
@@ -23,6 +95,15 @@ function openDialog(context: DialogContext, className: string, title: string): H
 function finish(dialog: HTMLDialogElement): void {
   if (dialog.open) dialog.close();
   dialog.remove();
+  const opener = openers.get(dialog);
+  openers.delete(dialog);
+  // After the current click or key has done its work (a card may render anew first).
+  setTimeout(() => {
+    const active = dialog.ownerDocument.activeElement;
+    // Another dialog took over meanwhile: it restores focus itself when it ends.
+    if (active?.closest('dialog[open]')) return;
+    restoreFocus(dialog.ownerDocument, opener);
+  }, 0);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ActionImpactAnswer } from './panel-action-card.js';
 import { createTestContext, testAction, testConnection, testMessage } from './panel-dom.test-support.js';
 import { createRoomView } from './panel-room-view.js';
 import { createRoomTimeline } from './panel-sse.js';
@@ -133,5 +134,19 @@ describe('createRoomView', () => {
     ]);
     view.reset();
     expect(list.children).toHaveLength(0);
+  });
+
+  it('renders a card anew when the impact HAL computed arrives', () => {
+    const context = createTestContext();
+    const list = context.document.createElement('div');
+    let answer: ActionImpactAnswer | undefined;
+    const view = createRoomView(context, list, { impactOf: () => answer });
+    const timeline = createRoomTimeline();
+    timeline.merge({ messages: [], actions: [testAction({ id: 'a1' })] });
+    view.render(timeline);
+    expect(list.querySelector('.hal-action-impact')).toBeNull();
+    answer = { impact: { summary: 'Isolate server web-1' }, refusal: null };
+    view.render(timeline);
+    expect(list.querySelector('.hal-impact-summary')?.textContent).toBe('Isolate server web-1');
   });
 });

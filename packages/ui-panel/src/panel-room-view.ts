@@ -1,5 +1,5 @@
 import type { Action, RoomMessage } from '@hal-ai/spec';
-import { renderActionCard } from './panel-action-card.js';
+import { type ActionImpactAnswer, renderActionCard } from './panel-action-card.js';
 import { createElement } from './panel-dom.js';
 import { createStreamingMarkdown, type StreamingMarkdown } from './panel-markdown-stream.js';
 import { type RenderContext, renderMessage } from './panel-render.js';
@@ -26,9 +26,16 @@ interface MessageEntry {
 
 interface CardEntry {
   action: Action;
+  answer: ActionImpactAnswer | undefined;
   element: HTMLElement;
   /** The slot the card sits in (null: appended after the messages). */
   slot: HTMLElement | null;
+}
+
+/** Settings of {@link createRoomView}. */
+export interface RoomViewSettings {
+  /** The impact HAL computed for a write or high proposal, once known (a card renders anew when it arrives). */
+  impactOf?: (action: Action) => ActionImpactAnswer | undefined;
 }
 
 /** Keeps `details` that the operator opened open when a message or card is rendered anew. */
@@ -62,7 +69,11 @@ function carryInputs(from: Element, to: Element): void {
  * const view = createRoomView(context, list);
  * stream = createRoomStream({ api, roomId, timeline, onChange: () => view.render(timeline) });
  */
-export function createRoomView(context: RenderContext, list: HTMLElement): RoomView {
+export function createRoomView(
+  context: RenderContext,
+  list: HTMLElement,
+  settings: RoomViewSettings = {},
+): RoomView {
   const { document, t } = context;
   let messages = new Map<string, MessageEntry>();
   let cards = new Map<string, CardEntry>();
@@ -98,7 +109,8 @@ export function createRoomView(context: RenderContext, list: HTMLElement): RoomV
 
   function card(action: Action, slot: HTMLElement | null): HTMLElement {
     const known = cards.get(action.id);
-    if (known && known.action === action && !stale.has(action.id)) {
+    const answer = settings.impactOf?.(action);
+    if (known && known.action === action && known.answer === answer && !stale.has(action.id)) {
       if (known.slot !== slot) {
         if (slot) slot.replaceChildren(known.element);
         known.slot = slot;
@@ -106,7 +118,7 @@ export function createRoomView(context: RenderContext, list: HTMLElement): RoomV
       return known.element;
     }
     stale.delete(action.id);
-    const element = renderActionCard(context, action);
+    const element = renderActionCard(context, action, answer);
     if (known) {
       carryOpenDetails(known.element, element);
       carryInputs(known.element, element);
@@ -116,7 +128,7 @@ export function createRoomView(context: RenderContext, list: HTMLElement): RoomV
       if (focused) element.focus();
     }
     if (slot && element.parentElement !== slot) slot.replaceChildren(element);
-    cards.set(action.id, { action, element, slot });
+    cards.set(action.id, { action, answer, element, slot });
     return element;
   }
 

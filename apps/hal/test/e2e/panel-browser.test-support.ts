@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
 
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const repoRoot = path.resolve(appDir, '../..');
@@ -127,7 +128,7 @@ export function startHal(
 }
 
 /** Signs in as the first operator through the login page and waits to land on a console page. */
-export async function signIn(page: import('playwright-core').Page, hal: RunningHal): Promise<void> {
+export async function signIn(page: Page, hal: RunningHal): Promise<void> {
   await page.goto(`${hal.url}/ops/login`);
   await page.fill('input[name=username]', 'admin');
   await page.fill('input[name=password]', hal.password);
@@ -149,5 +150,55 @@ export function createTempDirs(): { make(prefix: string): string; remove(): void
     remove() {
       for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Answers the re-auth dialog when it opens within `ms`; returns whether it did. */
+export async function reauthIfAsked(page: Page, password: string, ms = 4000): Promise<boolean> {
+  const dialog = page.locator('dialog.hal-reauth');
+  try {
+    await dialog.waitFor({ state: 'visible', timeout: ms });
+  } catch {
+    return false;
+  }
+  await dialog.locator('input[type=password]').fill(password);
+  await dialog.locator('button[type=submit]').click();
+  await dialog.waitFor({ state: 'detached' });
+  return true;
+}
+
+/** Waits until the panel has loaded its rooms. */
+export async function panelReady(page: Page): Promise<void> {
+  await page.waitForSelector('[data-hal-panel][data-ready=true]', { timeout: 30_000 });
+}
+
+/** A JSON call of {@link apiSession}. */
+export type ApiCall = <T = Record<string, unknown>>(
+  method: string,
+  route: string,
+  body?: unknown,
+) => Promise<{ status: number; body: T }>;
+
+/** A console API session of its own (a fresh login, so its re-auth window is open): JSON calls with cookie and CSRF. */
+export async function apiSession(url: string, password: string): Promise<ApiCall> {
+  const response = await fetch(`${url}/ops/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password }),
+  });
+  const cookie = response.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+  const { csrfToken } = (await response.json()) as { csrfToken: string };
+  return async (method, route, body) => {
+    const answer = await fetch(`${url}${route}`, {
+      method,
+      headers: {
+        cookie,
+        'x-csrf-token': csrfToken,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await answer.text();
+    return { status: answer.status, body: (text ? JSON.parse(text) : {}) as never };
   };
 }

@@ -10,8 +10,11 @@ import {
   CHROMIUM,
   CHROMIUM_ARGS,
   ensureBuilt,
+  panelReady,
   type RunningHal,
+  reauthIfAsked,
   SCREENSHOT_DIR,
+  signIn,
   startHal,
 } from './panel-browser.test-support.js';
 
@@ -86,34 +89,6 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
 }
 
-/** Answers the re-auth dialog when it opens within `ms`; returns whether it did. */
-async function reauthIfAsked(page: Page, password: string, ms = 4000): Promise<boolean> {
-  const dialog = page.locator('dialog.hal-reauth');
-  try {
-    await dialog.waitFor({ state: 'visible', timeout: ms });
-  } catch {
-    return false;
-  }
-  await dialog.locator('input[type=password]').fill(password);
-  await dialog.locator('button[type=submit]').click();
-  await dialog.waitFor({ state: 'detached' });
-  return true;
-}
-
-async function login(page: Page, url: string, password: string): Promise<void> {
-  await page.goto(`${url}/ops/login`);
-  await page.fill('input[name=username]', 'admin');
-  await page.fill('input[name=password]', password);
-  await Promise.all([
-    page.waitForURL((target) => !target.pathname.startsWith('/ops/login')),
-    page.press('input[name=password]', 'Enter'),
-  ]);
-}
-
-async function panelReady(page: Page): Promise<void> {
-  await page.waitForSelector('[data-hal-panel][data-ready=true]', { timeout: 30_000 });
-}
-
 describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', () => {
   let hal: RunningHal;
   let alpha: FakeServer;
@@ -182,7 +157,7 @@ describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', (
   });
 
   it('logs in and creates two connections on /ops/ai', async () => {
-    await login(page, hal.url, hal.password);
+    await signIn(page, hal);
     await page.goto(`${hal.url}/ops/ai`);
     await page.waitForSelector('[data-hal-connections][data-ready=true]');
     await expect(page.locator('.hal-callback-url').textContent()).resolves.toContain(
@@ -396,7 +371,7 @@ describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', (
     await shot(page, '11-closed');
 
     const other = await newBrowser();
-    await login(other.page, hal.url, hal.password);
+    await signIn(other.page, hal);
     await other.page.goto(`${hal.url}/ops`);
     await panelReady(other.page);
     await expect(other.page.locator('[data-hal-panel]').getAttribute('data-open')).resolves.toBe('false');
