@@ -12,7 +12,13 @@ export type {
 } from './panel-connections.js';
 export { mountConnections, OAUTH_MESSAGE_TYPE } from './panel-connections.js';
 export type { DialogContext, ThreeStepConfirmation } from './panel-dialogs.js';
-export { openReauthDialog, openRejectDialog, openThreeStepDialog, withReauth } from './panel-dialogs.js';
+export {
+  openReauthDialog,
+  openRejectDialog,
+  openThreeStepDialog,
+  rememberOpener,
+  withReauth,
+} from './panel-dialogs.js';
 export type { PanelLocale, PanelMessageKey, Translate } from './panel-i18n.js';
 export { createTranslator, PANEL_MESSAGES } from './panel-i18n.js';
 export type { MarkdownRenderer, MarkdownRendererSettings } from './panel-markdown.js';

@@ -1,9 +1,16 @@
-// Over 600 lines on purpose for now: the panel is one mount closure (frame, prefs, rooms, stream, composer),
-// and issue #16 replaces it with a keyed renderer split by part; splitting it twice would serve no reader.
+// Over 600 lines on purpose for now: the panel is one mount closure whose parts share its state (frame, prefs,
+// tabs, composer, approvals). Rendering already lives apart (panel-room-view, panel-status-bar,
+// panel-action-card); the composer's completion is the next part to move out.
 import type { Action, Connection, Room, RoomMessage } from '@hal-ai/spec';
 import { type ActionImpactAnswer, toImpactAnswer } from './panel-action-card.js';
 import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
-import { type DialogContext, openRejectDialog, openThreeStepDialog, withReauth } from './panel-dialogs.js';
+import {
+  type DialogContext,
+  openRejectDialog,
+  openThreeStepDialog,
+  rememberOpener,
+  withReauth,
+} from './panel-dialogs.js';
 import { createTranslator, type Translate } from './panel-i18n.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from './panel-markdown.js';
 import { listenForOAuthResult, openOAuthPopup } from './panel-oauth.js';
@@ -258,7 +265,14 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     return rooms.find((room) => room.id === activeRoomId);
   }
   function renderTabBar(): void {
+    // A refresh (window focus, a login) must not take keyboard focus away from the tab that has it.
+    const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('[role=tab]');
+    const focusedRoom = focused && tabsHost.contains(focused) ? focused.dataset.roomId : undefined;
     tabsHost.replaceChildren(renderTabs(context, rooms, activeRoomId));
+    if (focusedRoom)
+      [...tabsHost.querySelectorAll<HTMLElement>('[role=tab]')]
+        .find((tab) => tab.dataset.roomId === focusedRoom)
+        ?.focus();
   }
   tabsHost.addEventListener('click', (event) => {
     const tab = (event.target as Element).closest<HTMLElement>('[role=tab]');
@@ -410,6 +424,8 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   });
 
   async function approve(action: Action, card: HTMLElement, confirmation?: object): Promise<void> {
+    // Disabled buttons lose focus: the dialogs that may follow give it back to this card's button.
+    if (card.contains(document.activeElement)) rememberOpener(document, document.activeElement);
     card.querySelectorAll('button').forEach((button) => {
       button.disabled = true;
     });

@@ -42,6 +42,14 @@ function trapFocus(dialog: HTMLDialogElement): void {
 /** The last element a dialog was opened from, per document (a dialog that follows another keeps it). */
 const lastOpener = new WeakMap<Document, Element>();
 
+/**
+ * Names the control a dialog about to open belongs to, for when that control cannot keep focus
+ * meanwhile (approving disables the card's buttons before the re-auth or three-step dialog opens).
+ */
+export function rememberOpener(document: Document, element: Element | null): void {
+  if (element && element !== document.body) lastOpener.set(document, element);
+}
+
 function cardOf(document: Document, element: Element): HTMLElement | null {
   const actionId = element.closest<HTMLElement>('[data-action-id]')?.dataset.actionId;
   if (!actionId) return null;

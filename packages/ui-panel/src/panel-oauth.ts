@@ -2,7 +2,6 @@ import type { PanelApi } from './panel-api.js';
 import { OAUTH_MESSAGE_TYPE } from './panel-connections.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
 
-
 /** What the OAuth callback page reports back to the page that opened the popup. */
 export interface OAuthResult {
   ok: boolean;

@@ -59,7 +59,8 @@ export function ensureBuilt(): string {
   for (const library of libraries) {
     if (!fs.existsSync(path.join(library, 'dist/index.js'))) tsup(library);
   }
-  if (stale(cli, [path.join(appDir, 'src')])) tsup(appDir);
+  // dist carries a copy of the panel bundle: a newer bundle means a stale dist.
+  if (stale(cli, [path.join(appDir, 'src'), path.join(panelDir, 'dist/browser')])) tsup(appDir);
   return cli;
 }
 
