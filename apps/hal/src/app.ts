@@ -21,9 +21,11 @@ import type { PageDeps } from './domain/pages/pages-actions.js';
 import type { HalConfig } from './platform/config.js';
 import { accessLog } from './platform/http/access-log.js';
 import { defaultBodyLimit } from './platform/http/body-limit.js';
+import { bodyTypePolicy } from './platform/http/body-type.js';
 import { csrfProtection } from './platform/http/csrf.js';
 import type { AppEnv } from './platform/http/env.js';
 import { createErrorHandler, errorResponse } from './platform/http/http-errors.js';
+import { hostGuard } from './platform/http/public-origin.js';
 import { requireRecent } from './platform/http/require-recent.js';
 import { securityHeaders } from './platform/http/security-headers.js';
 import { sessionMiddleware } from './platform/http/session.js';
@@ -74,15 +76,20 @@ export function createApp(deps: HalAppDeps): Hono<AppEnv> {
 
   app.use('*', accessLog(deps));
   app.use('*', securityHeaders());
+  app.use('*', hostGuard(deps.config));
   app.use('*', defaultBodyLimit(deps.config.bodyLimitBytes, deps.config.uploadLimitBytes));
 
   app.route('/', createHealthRoutes(deps));
+  app.use('/agent/api/*', bodyTypePolicy());
   app.route('/agent/api', createAgentRoutes(deps));
 
   app.use('/ops', exceptPublic(sessionMiddleware(deps)));
   app.use('/ops/*', exceptPublic(sessionMiddleware(deps)));
   app.use('/ops', exceptPublic(csrfProtection(deps)));
   app.use('/ops/*', exceptPublic(csrfProtection(deps)));
+  // After the session and CSRF checks (a request that is refused anyway says so first), before any route reads.
+  app.use('/ops', bodyTypePolicy());
+  app.use('/ops/*', bodyTypePolicy());
 
   app.route('/', createAuthRoutes(deps));
   app.route('/ops/api/hal', createHalRoutes(deps));

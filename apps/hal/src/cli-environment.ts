@@ -13,6 +13,11 @@ export interface EnvironmentVariable {
 export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
   { name: 'HAL_DATA_DIR', fallback: './data', description: 'database, vault key, artifacts, DR snapshots' },
   { name: 'HAL_HOST', fallback: '127.0.0.1', description: 'listen address' },
+  {
+    name: 'HAL_PUBLIC_URL',
+    fallback: 'the listen address',
+    description: 'origin browsers use (behind a proxy); other Host headers are refused',
+  },
   { name: 'HAL_PORT', fallback: '7420', description: 'listen port (0 picks a free one)' },
   { name: 'HAL_REAUTH_WINDOW_S', fallback: '600', description: 'how long a password re-entry unlocks' },
   {

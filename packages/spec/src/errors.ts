@@ -13,6 +13,8 @@ export const HAL_ERROR_STATUS = {
   not_found: 404,
   validation_failed: 400,
   payload_too_large: 413,
+  /** A request body of a type the route does not take (JSON routes take only `application/json`). */
+  unsupported_media_type: 415,
   unknown_addressee: 400,
   unknown_command: 400,
   command_args_required: 400,

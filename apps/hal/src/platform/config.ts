@@ -38,6 +38,12 @@ export interface HalConfig {
   bodyLimitBytes: number;
   /** Default cap for `multipart/form-data` bodies (release uploads), in bytes. */
   uploadLimitBytes: number;
+  /**
+   * `HAL_PUBLIC_URL`: the origin operators' browsers use (e.g. `https://hal.example.com` behind a proxy). URLs HAL
+   * hands out are built from it, and a request whose `Host` names neither it nor the listen address is refused.
+   * Unset: the listen address.
+   */
+  publicUrl: string | undefined;
   /** scrypt parameters operator passwords are hashed with; older hashes are upgraded at the next login. */
   passwordHashing: Readonly<ScryptParams>;
 }
@@ -56,6 +62,7 @@ export const DEFAULT_CONFIG: Readonly<HalConfig> = Object.freeze({
   webAllowPrivate: false,
   bodyLimitBytes: 1024 * 1024,
   uploadLimitBytes: 200 * 1024 * 1024,
+  publicUrl: undefined,
   passwordHashing: DEFAULT_SCRYPT_PARAMS,
 });
 
@@ -79,6 +86,33 @@ function readInteger(
     );
   }
   return Number(value);
+}
+
+/**
+ * Reads `HAL_PUBLIC_URL`: an http(s) origin with no path, query, or credentials; `undefined` when unset.
+ *
+ * @throws HalError `validation_failed` naming the variable for anything else.
+ */
+export function readPublicUrl(raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  const fail = (): never => {
+    throw new HalError(
+      'validation_failed',
+      `HAL_PUBLIC_URL must be an http(s) origin such as https://hal.example.com, got "${value}"`,
+      { details: { variable: 'HAL_PUBLIC_URL' } },
+    );
+  };
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail();
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail();
+  if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
+    fail();
+  return url.origin;
 }
 
 function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -137,6 +171,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HalConfig {
     webAllowPrivate: readFlag(env, 'HAL_WEB_ALLOW_PRIVATE'),
     bodyLimitBytes: DEFAULT_CONFIG.bodyLimitBytes,
     uploadLimitBytes: readInteger(env, 'HAL_UPLOAD_LIMIT_BYTES', DEFAULT_CONFIG.uploadLimitBytes, 1, 2 ** 40),
+    publicUrl: readPublicUrl(env.HAL_PUBLIC_URL),
     passwordHashing: DEFAULT_CONFIG.passwordHashing,
   };
 }

@@ -15,7 +15,8 @@ import {
   generatedSecret,
 } from './connection-fakes.test-support.js';
 
-const CALLBACK_URL = 'http://localhost/ops/ai/oauth/callback';
+// The listen address of the test config (HAL_PUBLIC_URL unset), never the request's Host.
+const CALLBACK_URL = 'http://127.0.0.1:7420/ops/ai/oauth/callback';
 const api = (path = '') => `/ops/api/ai/connections${path}`;
 
 let t: ConnectionsTestApp;
@@ -316,7 +317,7 @@ describe('OpenRouter key issuance (PKCE)', () => {
       const authorizeUrl = new URL(started.body.authorizeUrl);
       expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
       expect(authorizeUrl.searchParams.get('callback_url')).toMatch(
-        /^http:\/\/localhost\/ops\/ai\/oauth\/callback\?state=/,
+        /^http:\/\/127\.0\.0\.1:7420\/ops\/ai\/oauth\/callback\?state=/,
       );
 
       const back = await followLogin(authorizeUrl.toString());

@@ -108,7 +108,8 @@ describe('/ops/api/ai/connections', () => {
     const listed = await t.call('GET', api(), session);
     expect(listed.status).toBe(200);
     expect(listed.body.connections.map((c: { name: string }) => c.name)).toEqual(['gpt', 'cli']);
-    expect(listed.body.callbackUrl).toBe('http://localhost/ops/ai/oauth/callback');
+    // The listen address (HAL_PUBLIC_URL unset), never the request's Host.
+    expect(listed.body.callbackUrl).toBe('http://127.0.0.1:7420/ops/ai/oauth/callback');
     const providerIds = listed.body.providers.map((p: { id: string }) => p.id);
     expect(providerIds).toEqual(['anthropic', 'openai', 'openrouter', 'gemini', 'other', 'local-cli']);
     expect(listed.body.providers[0].guide.apiKey).toMatch(/key/i);
@@ -255,13 +256,17 @@ describe('/ops/api/ai/connections', () => {
 
     // Changes that are not key changes still work outside the window.
     expect((await t.call('PATCH', api(`/${id}`), session, { name: 'still-ok' })).status).toBe(200);
+    // Creating a connection without a key is an authentication change too: a local CLI acts as the server's
+    // logged-in account (issue #22, hole 5).
     const cli = await t.call('POST', api(), session, {
       provider: 'local-cli',
       name: 'c',
       auth: 'cli',
       cli: { tool: 'claude' },
     });
-    expect(cli.status).toBe(201);
+    expect(cli.status).toBe(401);
+    expect(cli.body.error.code).toBe('reauth_required');
+    expect((await t.call('GET', api(), session)).body.connections).toHaveLength(1);
 
     const reauth = await t.request('/ops/api/reauth', {
       method: 'POST',
@@ -271,6 +276,33 @@ describe('/ops/api/ai/connections', () => {
     expect(reauth.status).toBe(200);
     const renewed = { ...session, cookie: sessionCookieFrom(reauth) ?? session.cookie };
     expect((await t.call('DELETE', api(`/${id}`), renewed)).status).toBe(204);
+  });
+
+  it('widening a tool preset needs a recent password; narrowing it does not', async () => {
+    const created = await t.call('POST', api(), session, openaiBody({ tools: { preset: 'read_only' } }));
+    const id = created.body.connection.id;
+    t.clock.advance(REAUTH_WINDOW_MS + 1);
+    for (const tools of [
+      { preset: 'all' },
+      { preset: 'read_write' },
+      { preset: 'custom', enabled: ['hal_server_isolate'] },
+    ]) {
+      const widened = await t.call('PATCH', api(`/${id}`), session, { tools });
+      expect(widened.status, JSON.stringify(tools)).toBe(401);
+      expect(widened.body.error.code).toBe('reauth_required');
+    }
+    expect((await t.connections.get(id))?.tools.preset).toBe('read_only');
+    // A custom list of read tools only, then none: each is a narrowing (or equal), allowed outside the window.
+    const custom = await t.call('PATCH', api(`/${id}`), session, {
+      tools: { preset: 'custom', enabled: ['hal_health'] },
+    });
+    expect(custom.status).toBe(200);
+    expect((await t.call('PATCH', api(`/${id}`), session, { tools: { preset: 'none' } })).status).toBe(200);
+    // Back from none to that custom list is a widening again.
+    const back = await t.call('PATCH', api(`/${id}`), session, {
+      tools: { preset: 'custom', enabled: ['hal_health'] },
+    });
+    expect(back.status).toBe(401);
   });
 
   it('refuses a base-URL change without the key, and re-checks against the new URL with it', async () => {

@@ -1,23 +1,27 @@
 import { HAL_ERROR_STATUS } from '@hal-ai/spec';
+import type { ToolRegistry } from '@hal-ai/tools';
 import { type Context, Hono } from 'hono';
 import { parseInput } from '../../domain/core/core-support.js';
-import type { HalConfig } from '../../platform/config.js';
 import type { AppEnv } from '../../platform/http/env.js';
 import { toHalError } from '../../platform/http/http-errors.js';
 import { readJsonObject } from '../../platform/http/json-body.js';
+import { type PublicOriginConfig, publicOrigin } from '../../platform/http/public-origin.js';
 import { type RequireRecentDeps, requireRecent } from '../../platform/http/require-recent.js';
 import type { Logger } from '../../platform/logger.js';
 import { HAL_TOOL_NAMES, HAL_TOOL_TIERS } from '../tools/index.js';
 import { createConnectionSchema, replaceSecretSchema, updateConnectionSchema } from './connection-schemas.js';
 import type { ConnectionManager } from './connection-service.js';
+import { widensTools } from './connection-tool-widening.js';
 
 type Ctx = Context<AppEnv>;
 
 /** What the connection routes use: the connection service, and the clock re-authentication is measured by. */
 export interface ConnectionRouteDeps extends RequireRecentDeps {
   connections: ConnectionManager;
-  config: Pick<HalConfig, 'trustProxy'>;
+  config: PublicOriginConfig;
   logger: Pick<Logger, 'warn' | 'error'>;
+  /** HAL's tool registry: whether a preset change widens what a connection may call. */
+  tools: Pick<ToolRegistry<never>, 'select'>;
 }
 
 /** Where the OAuth callback page lives (relative to the HAL origin). */
@@ -31,17 +35,9 @@ export const OAUTH_MESSAGE_TYPE = 'hal-oauth';
 /** The tools a `custom` preset can enable, with their tiers, for the connections screen's picker. */
 const TOOL_CHOICES = HAL_TOOL_NAMES.map((name) => ({ name, risk: HAL_TOOL_TIERS[name] }));
 
-/** The callback URL as the operator's browser reaches HAL (proxy headers only when trusted). */
+/** The callback URL, on HAL's public origin (`HAL_PUBLIC_URL`, else the listen address; never the `Host` header). */
 function callbackUrlOf(c: Ctx, deps: ConnectionRouteDeps): string {
-  const url = new URL(c.req.url);
-  let origin = url.origin;
-  if (deps.config.trustProxy) {
-    const proto = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim();
-    const host = c.req.header('x-forwarded-host')?.split(',')[0]?.trim();
-    if (proto && /^https?$/.test(proto))
-      origin = `${proto}://${host && /^[\w.:[\]-]+$/.test(host) ? host : url.host}`;
-  }
-  return `${origin}${OAUTH_CALLBACK_PATH}`;
+  return `${publicOrigin(c, deps.config)}${OAUTH_CALLBACK_PATH}`;
 }
 
 function connectionsOf(deps: ConnectionRouteDeps): ConnectionManager {
@@ -61,8 +57,10 @@ function hasSecretField(body: Record<string, unknown>): boolean {
 /**
  * The connection routes under `/ops/api/ai` (SPEC §13): list (with the tools a `custom` preset can pick)
  * /create (an OAuth one answers `next: {action: "oauth"}`: log in next)/change/delete, check, replace a
- * secret, OAuth start, and the discovered CLIs. Key changes (creating with a key or client secret,
- * replacing one, OAuth login, delete) pass `requireRecent`.
+ * secret, OAuth start, and the discovered CLIs. Authentication changes pass `requireRecent` (SPEC §2): creating a
+ * connection (every auth method, the local CLI included: it lets a model act with the operator's tools), a key or
+ * client secret in a change, replacing one, OAuth login, delete, and a tool preset change that enables a tool
+ * the connection could not call before.
  *
  * @example
  * app.route('/ops/api/ai', createConnectionRoutes(deps));
@@ -80,9 +78,8 @@ export function createConnectionRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> 
     });
   });
 
-  routes.post('/connections', async (c) => {
+  routes.post('/connections', requireRecent(deps), async (c) => {
     const body = await readJsonObject(c);
-    if (hasSecretField(body)) await assertRecent(c, deps);
     const input = parseInput(createConnectionSchema, body);
     const connection = await connectionsOf(deps).create(input, c.get('operator'));
     // An OAuth connection is finished by its login: the answer says so, and the screen opens the popup.
@@ -92,8 +89,12 @@ export function createConnectionRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> 
 
   routes.patch('/connections/:id', async (c) => {
     const body = await readJsonObject(c);
-    if (hasSecretField(body)) await assertRecent(c, deps);
     const input = parseInput(updateConnectionSchema, body);
+    if (hasSecretField(body)) await assertRecent(c, deps);
+    else if (input.tools !== undefined) {
+      const current = await connectionsOf(deps).get(c.req.param('id'));
+      if (current && widensTools(deps.tools, current.tools, input.tools)) await assertRecent(c, deps);
+    }
     const connection = await connectionsOf(deps).update(c.req.param('id'), input, c.get('operator'));
     return c.json({ connection });
   });

@@ -1,5 +1,6 @@
 import { HalError } from '@hal-ai/spec';
 import type { MiddlewareHandler } from 'hono';
+import { isUploadRoute, mediaTypeOf } from './body-type.js';
 
 function tooLarge(maxBytes: number): never {
   throw new HalError('payload_too_large', `The request body is larger than ${maxBytes} bytes`, {
@@ -68,16 +69,16 @@ export function limitBody(maxBytes: number): MiddlewareHandler {
 }
 
 /**
- * The app-wide default: `bodyBytes` (1 MB) for JSON, forms and anything else; `uploadBytes` for
- * `multipart/form-data`, the one content type that carries artifacts. A route can tighten either
- * with {@link limitBody}; a global middleware cannot see the route it is about to run, so raising
- * the JSON cap means raising the default here.
+ * The app-wide default: `bodyBytes` (1 MB) for every body, except a `multipart/form-data` post to one of the
+ * release upload routes ({@link UPLOAD_ROUTES}), which may carry `uploadBytes`. A route can tighten either with
+ * {@link limitBody}; a global middleware cannot see the route it is about to run, so raising the JSON cap means
+ * raising the default here.
  */
 export function defaultBodyLimit(bodyBytes: number, uploadBytes: number): MiddlewareHandler {
   const small = limitBody(bodyBytes);
   const large = limitBody(uploadBytes);
   return async function defaultBodyLimit(c, next) {
-    const type = c.req.header('content-type')?.toLowerCase() ?? '';
-    return type.startsWith('multipart/form-data') ? large(c, next) : small(c, next);
+    const upload = isUploadRoute(c) && mediaTypeOf(c.req.header('content-type')) === 'multipart/form-data';
+    return upload ? large(c, next) : small(c, next);
   };
 }
