@@ -73,6 +73,8 @@ export type { MemoryRoomStoreSettings } from './room-memory-store.js';
 export { createMemoryRoomStore } from './room-memory-store.js';
 export type { HistoryOptions, PageContext, ParticipantIdentity, SystemPromptInput } from './room-prompt.js';
 export { buildHistory, buildSystemPrompt } from './room-prompt.js';
+export type { RoomRedact } from './room-redaction.js';
+export { createRedactingEventHub, createRedactingRoomStore } from './room-redaction.js';
 export type {
   ExpandedSlashCommand,
   ParsedSlashCommand,

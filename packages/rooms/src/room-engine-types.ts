@@ -115,6 +115,12 @@ export interface RoomEngineSettings<C> {
   scheduler?: TurnScheduler;
   commands?: RoomCommandHandlers;
   onAudit?(entry: RoomAuditEntry): MaybePromise<void>;
+  /**
+   * The host's redaction of secrets (see `room-redaction.ts`): every message, live event, proposal argument,
+   * model-bound prompt and audit entry of the rooms passes it. The rooms never know a secret; the host's vault does.
+   * Absent → nothing is redacted.
+   */
+  redact?: <T>(value: T) => T;
   /** A turn failed with a provider error (the app may set the connection to `reauth_required`). */
   onTurnError?(connectionId: string, error: ErrorInfo): MaybePromise<void>;
   /** Errors of callbacks and background work that have nobody else to go to. */

@@ -565,6 +565,7 @@ describe('tools in a turn', () => {
     expect(fixture.model('claude').calls[0]?.tools?.map((tool) => tool.name)).toEqual([
       'hal_servers_list',
       'hal_incident_open',
+      'hal_config_set',
       'hal_server_isolate',
     ]);
     const roles = (await fixture.store.listMessages(fixture.directRoom('claude').id)).map(

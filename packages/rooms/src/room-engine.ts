@@ -26,6 +26,7 @@ import type {
 import { createLocalCommands } from './room-local-commands.js';
 import { createSendFirstPost } from './room-post-send-first.js';
 import { createProposals } from './room-proposals.js';
+import { createRedactingEventHub, createRedactingRoomStore, type RoomRedact } from './room-redaction.js';
 import { createRelay } from './room-relay.js';
 import { expandSlashCommand, type ParsedSlashCommand, parseSlashCommand } from './room-slash-commands.js';
 import { toPublicAction } from './room-store.js';
@@ -45,7 +46,11 @@ const INTERRUPTED = { code: 'interrupted', message: 'HAL restarted before this f
  * const { message, turns } = await engine.postMessage({ roomId, operator, text: '@Claude 서버 상태는?' });
  */
 export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine {
-  const { store, registry } = settings;
+  const { registry } = settings;
+  // The redaction boundary (room-redaction.ts): every row and live event of the rooms passes it.
+  const redact: RoomRedact = settings.redact ?? (<T>(value: T) => value);
+  const store = settings.redact ? createRedactingRoomStore(settings.store, redact) : settings.store;
+  const events = settings.redact ? createRedactingEventHub(settings.events, redact) : settings.events;
   const clock = settings.clock ?? (() => new Date());
   const limits = {
     toolCallsPerTurn: settings.limits?.toolCallsPerTurn ?? 20,
@@ -67,7 +72,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
   };
   const audit = async (entry: RoomAuditEntry) => {
     try {
-      await settings.onAudit?.(entry);
+      await settings.onAudit?.(redact(entry));
     } catch (error) {
       reportError(error);
     }
@@ -75,7 +80,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
 
   const writer = createRoomWriter({
     store,
-    events: settings.events,
+    events,
     clock,
     newId: settings.newId ?? (() => globalThis.crypto.randomUUID()),
   });
@@ -84,6 +89,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     registry,
     writer,
     clock,
+    redact,
     ttlMs: settings.limits?.proposalTtlMs ?? 24 * 60 * 60 * 1000,
     toolContext: settings.toolContext,
     audit,
@@ -123,6 +129,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       propose: (input) => proposals.proposeFromTurn(input),
     }),
     scheduler,
+    redact,
     skill: settings.skill,
     listParticipants: settings.listParticipants,
     limits,
@@ -255,7 +262,9 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     resetRoom,
   });
 
-  const postMessage = async (input: PostMessageInput): Promise<PostMessageResult> => {
+  const postMessage = async (posted: PostMessageInput): Promise<PostMessageResult> => {
+    // A secret the operator pastes is gone before addressing, storage, the answer and every prompt.
+    const input = redact(posted);
     const room = await requireRoom(input.roomId);
     if (room.kind === 'debate') {
       throw new HalError(

@@ -22,6 +22,7 @@ import type {
   ToolContextRequest,
 } from './room-engine-types.js';
 import { toErrorInfo } from './room-model-stream.js';
+import type { RoomRedact } from './room-redaction.js';
 import { type ActionRecord, type NewActionRecord, type RoomStore, toPublicAction } from './room-store.js';
 import { readWebContent, type TurnRead } from './room-turn-read.js';
 import type { RoomWriter } from './room-writer.js';
@@ -54,6 +55,8 @@ export interface ProposalsSettings<C> {
   registry: ToolRegistry<C>;
   writer: RoomWriter;
   clock: () => Date;
+  /** The host's redaction (see `room-redaction.ts`): applied to arguments before they are hashed and stored. */
+  redact: RoomRedact;
   /** How long a proposal can be approved. */
   ttlMs: number;
   toolContext(request: ToolContextRequest): MaybePromise<C>;
@@ -116,10 +119,11 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
    */
   const newProposal = (
     tool: ProposedTool,
-    args: unknown,
+    proposedArgs: unknown,
     origin: ProposalOrigin,
     read: TurnRead | null,
   ): NewActionRecord => {
+    const args = settings.redact(proposedArgs);
     const created = clock();
     return {
       id: writer.newId(),
@@ -256,6 +260,18 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
       const conversation = input.conversation;
       const room = conversation ? await store.getRoom(conversation.roomId) : await store.ensureUnifiedRoom();
       if (!room) throw new HalError('not_found', `No room ${conversation?.roomId}`);
+      // Refused arguments never become a proposal (see ToolDefinition.precheck): the MCP client gets the error.
+      if (tool.precheck) {
+        const context = await settings.toolContext({
+          roomId: room.id,
+          connectionId: conversation?.connectionId ?? null,
+          turnId: conversation?.turnId ?? null,
+          actionId: null,
+          operator: null,
+          purpose: 'describe',
+        });
+        await tool.precheck(context, validated.value);
+      }
       const action = await store.createAction(
         newProposal(
           tool,

@@ -82,6 +82,13 @@ export function errorResult(
   };
 }
 
+/** A refusal as the model sees it: a HalError's code and message; anything else says no more than that it failed. */
+function refusalOf(error: unknown, toolName: string): { code: string; message: string } {
+  return HalError.isInstance(error)
+    ? { code: error.code, message: error.message }
+    : { code: 'internal_error', message: `${toolName} could not check this call` };
+}
+
 /** Creates the tool-call handling of an engine. */
 export function createToolCalls<C>(settings: ToolCallsSettings<C>): ToolCalls {
   const { registry } = settings;
@@ -148,6 +155,14 @@ export function createToolCalls<C>(settings: ToolCallsSettings<C>): ToolCalls {
         }),
       };
     }
+    if (tool.precheck) {
+      // Refused arguments never become a proposal (nothing is stored): the model gets the refusal as its result.
+      try {
+        await tool.precheck(await context(), validated.value);
+      } catch (error) {
+        return { result: errorResult(call, refusalOf(error, call.toolName)) };
+      }
+    }
     if (tool.runsAtOnce) {
       // A write tool may run at once for some arguments (web_fetch to an allow-listed host), or refuse them
       // outright (a blocked address): an error result then, never a proposal.
@@ -156,10 +171,7 @@ export function createToolCalls<C>(settings: ToolCallsSettings<C>): ToolCalls {
       try {
         atOnce = await tool.runsAtOnce(toolContext, validated.value);
       } catch (error) {
-        const refusal = HalError.isInstance(error)
-          ? { code: error.code, message: error.message }
-          : { code: 'internal_error', message: `${call.toolName} could not decide how to run` };
-        return { result: errorResult(call, refusal) };
+        return { result: errorResult(call, refusalOf(error, call.toolName)) };
       }
       if (atOnce) return runNow(toolContext);
     }

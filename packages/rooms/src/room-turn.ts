@@ -31,6 +31,7 @@ import {
   toErrorInfo,
 } from './room-model-stream.js';
 import { buildHistory, buildSystemPrompt, type PageContext, type SystemPromptInput } from './room-prompt.js';
+import type { RoomRedact } from './room-redaction.js';
 import type { RoomStore, TurnRecord } from './room-store.js';
 import type { ToolCalls } from './room-tool-calls.js';
 import { createTurnRead } from './room-turn-read.js';
@@ -103,6 +104,8 @@ export interface TurnsSettings<C> {
   registry: ToolRegistry<C>;
   toolCalls: ToolCalls;
   scheduler: TurnScheduler;
+  /** The host's redaction (see `room-redaction.ts`): every model-bound prompt passes it. */
+  redact: RoomRedact;
   skill: string;
   listParticipants(): MaybePromise<RoomParticipantSummary[]>;
   limits: { toolCallsPerTurn: number; historyMessages: number; maxOutputTokens?: number };
@@ -275,20 +278,23 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
       const participants =
         request.roomKind === 'unified' ? (request.participants ?? (await settings.listParticipants())) : [];
       const names = new Map(participants.map((entry) => [entry.id, entry.name]));
-      const system = systemPrompt({
-        self: { id: participant.id, name: participant.name, identity: participant.identity },
-        participants: participants.map((entry) => ({
-          id: entry.id,
-          name: entry.name,
-          active: entry.active,
-          ...(entry.identity?.role ? { role: entry.identity.role } : {}),
-        })),
-        roomKind: request.roomKind,
-        operator: request.operator,
-        page: request.page,
-        relayedBy: request.relayedBy,
-      });
-      const brief = request.brief;
+      const system = systemPrompt(
+        settings.redact({
+          self: { id: participant.id, name: participant.name, identity: participant.identity },
+          participants: participants.map((entry) => ({
+            id: entry.id,
+            name: entry.name,
+            active: entry.active,
+            ...(entry.identity?.role ? { role: entry.identity.role } : {}),
+          })),
+          roomKind: request.roomKind,
+          operator: request.operator,
+          page: request.page,
+          relayedBy: request.relayedBy,
+        }),
+      );
+      // A debate's brief carries operator and model text too: it passes the same boundary.
+      const brief = request.brief ? settings.redact(request.brief) : undefined;
       let sharedHistory = request.history;
       for (let step = 0; ; step += 1) {
         if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
@@ -300,7 +306,8 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
         // Later calls of this turn (after its read tools ran) need the room as it is then.
         sharedHistory = undefined;
         read.addHistory(history);
-        const conversation = buildHistory(history, {
+        // Redacted again on the way out: a secret stored before the host knew it never reaches a model.
+        const conversation = buildHistory(settings.redact(history), {
           selfId: participant.id,
           nameOf: (id) => names.get(id) ?? id,
         });

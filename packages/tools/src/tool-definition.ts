@@ -38,6 +38,12 @@ export interface ToolDefinition<TArgs extends ToolArgsSchema, TContext, TResult>
    * an error result and no proposal is made. Absent → every call is a proposal.
    */
   runsAtOnce?: (context: TContext, args: v.InferOutput<TArgs>) => Promise<boolean> | boolean;
+  /**
+   * Only for `write` and `high` tools: refuses a call's arguments before it becomes a proposal (throw `HalError`),
+   * so no proposal holding them is ever stored and no operator is asked to approve what must not run (e.g. a
+   * credential as a setting's value → `secret_not_allowed`). Absent → every valid call may be proposed.
+   */
+  precheck?: (context: TContext, args: v.InferOutput<TArgs>) => Promise<void> | void;
   /** Human title (MCP `annotations.title`). */
   title?: string;
   /** The same call twice has no further effect (MCP `idempotentHint`). */
@@ -76,6 +82,8 @@ export interface Tool<TContext = unknown> {
   execute(context: TContext, args: unknown): Promise<unknown>;
   /** A `write` tool's per-call choice to run at once (see {@link ToolDefinition.runsAtOnce}). */
   runsAtOnce?(context: TContext, args: unknown): Promise<boolean>;
+  /** Refuses a proposal's arguments before it is stored (see {@link ToolDefinition.precheck}). */
+  precheck?(context: TContext, args: unknown): Promise<void>;
 }
 
 function bad(name: unknown, message: string): never {
@@ -103,7 +111,7 @@ function isObjectSchema(schema: unknown): schema is AnySchema {
  * @throws HalError `validation_failed` for a bad definition: a name outside
  * `/^[a-z][a-z0-9_]{0,63}$/`, an empty description, an unknown risk, args that are not a valibot
  * object schema (or cannot be expressed as JSON Schema), a missing `execute`, a `high` tool
- * without `identifiers`, or `runsAtOnce` on a tool that is not `write`.
+ * without `identifiers`, `runsAtOnce` on a tool that is not `write`, or `precheck` on a `read` tool.
  *
  * @example
  * const serverGet = defineTool({
@@ -119,7 +127,7 @@ export function defineTool<TArgs extends ToolArgsSchema, TContext = unknown, TRe
 ): Tool<TContext> {
   if (typeof definition !== 'object' || definition === null)
     bad(undefined, 'the definition must be an object');
-  const { name, description, risk, args, identifiers, impact, execute, runsAtOnce } = definition;
+  const { name, description, risk, args, identifiers, impact, execute, runsAtOnce, precheck } = definition;
   if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
     bad(name, 'the name must match /^[a-z][a-z0-9_]{0,63}$/');
   }
@@ -132,6 +140,9 @@ export function defineTool<TArgs extends ToolArgsSchema, TContext = unknown, TRe
   if (impact !== undefined && typeof impact !== 'function') bad(name, 'impact must be a function');
   if (runsAtOnce !== undefined && typeof runsAtOnce !== 'function')
     bad(name, 'runsAtOnce must be a function');
+  if (precheck !== undefined && typeof precheck !== 'function') bad(name, 'precheck must be a function');
+  if (precheck !== undefined && risk === 'read')
+    bad(name, 'a read tool is never proposed: precheck is for write/high');
   // A high tool always takes the three steps; a read tool runs at once anyway.
   if (runsAtOnce !== undefined && risk !== 'write') bad(name, 'only a write tool may run at once per call');
   if (risk === 'high' && identifiers === undefined) {
@@ -183,6 +194,13 @@ export function defineTool<TArgs extends ToolArgsSchema, TContext = unknown, TRe
       : {
           async runsAtOnce(context: TContext, values: unknown): Promise<boolean> {
             return (await runsAtOnce(context, values as v.InferOutput<TArgs>)) === true;
+          },
+        }),
+    ...(precheck === undefined
+      ? {}
+      : {
+          async precheck(context: TContext, values: unknown): Promise<void> {
+            await precheck(context, values as v.InferOutput<TArgs>);
           },
         }),
     async execute(context: TContext, values: unknown): Promise<unknown> {

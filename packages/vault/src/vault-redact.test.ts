@@ -34,6 +34,32 @@ describe('createRedactor', () => {
     expect(encodings(secret).url).not.toBe(secret);
   });
 
+  it('replaces its UTF-16 spellings: UTF-16LE bytes as base64 or hex, NUL-separated text, \\u escapes', () => {
+    const secret = `${newSecret()}é`;
+    const { redact } = createRedactor([secret]);
+    const wide = Buffer.from(secret, 'utf16le');
+    const escapes = Array.from(
+      { length: secret.length },
+      (_, index) => `\\u${secret.charCodeAt(index).toString(16).padStart(4, '0')}`,
+    ).join('');
+    const forms = {
+      base64: wide.toString('base64'),
+      hex: wide.toString('hex'),
+      HEX: wide.toString('hex').toUpperCase(),
+      latin1: wide.toString('latin1'),
+      escapes,
+      ESCAPES: escapes.toUpperCase().replaceAll('\\U', '\\u'),
+    };
+    for (const [name, form] of Object.entries(forms)) {
+      expect(redact(`before ${form} after`), name).toBe(`before ${REDACTED} after`);
+    }
+    // Inside a longer base64 text of UTF-16 (PowerShell's -EncodedCommand), at any alignment.
+    for (const prefix of ['', 'x', 'xy']) {
+      const encoded = Buffer.from(`$env:KEY='${prefix}${secret}'`, 'utf16le').toString('base64');
+      expect(redact(encoded), prefix).toContain(REDACTED);
+    }
+  });
+
   it('walks nested objects, arrays, Maps, Sets, keys and Errors, and leaves other values intact', () => {
     const secret = newSecret();
     const forms = encodings(secret);

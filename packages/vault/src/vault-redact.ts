@@ -12,7 +12,8 @@ export interface Redactor {
   /**
    * Returns a copy of `value` in which every known secret — raw, base64, base64url, hex (either
    * case), `encodeURIComponent`-encoded or JSON-escaped, also inside longer base64 text such as a Basic
-   * authorization header — is replaced by `[redacted]`, in strings, object keys and values,
+   * authorization header, and in UTF-16 (its UTF-16LE bytes as base64 or hex, as NUL-separated text, or as
+   * `\uXXXX` escapes) — is replaced by `[redacted]`, in strings, object keys and values,
    * arrays, `Map`s, `Set`s and `Error`s (message, stack, own fields), at any depth, cycles included.
    */
   redact<T>(value: T): T;
@@ -40,9 +41,19 @@ function base64Cores(bytes: Buffer, alphabet: 'base64' | 'base64url'): string[] 
 
 /** Every spelling of `secret` that redaction looks for. */
 export function encodedFormsOf(secret: string): string[] {
+  // A short secret is no pattern (see MIN_REDACTABLE_LENGTH), however long its encodings are.
+  if (secret.length < MIN_REDACTABLE_LENGTH) return [];
   const bytes = Buffer.from(secret, 'utf8');
   const base64 = bytes.toString('base64');
   const hex = bytes.toString('hex');
+  // UTF-16 spellings: its UTF-16LE bytes in base64 or hex (e.g. PowerShell's -EncodedCommand), those bytes read as
+  // single-byte text (NULs between the characters), and every code unit as a `\uXXXX` escape.
+  const wide = Buffer.from(secret, 'utf16le');
+  const wideHex = wide.toString('hex');
+  const unitEscapes = Array.from(
+    { length: secret.length },
+    (_, index) => `\\u${secret.charCodeAt(index).toString(16).padStart(4, '0')}`,
+  ).join('');
   const forms = new Set([
     secret,
     base64,
@@ -55,6 +66,14 @@ export function encodedFormsOf(secret: string): string[] {
     JSON.stringify(secret).slice(1, -1),
     ...base64Cores(bytes, 'base64'),
     ...base64Cores(bytes, 'base64url'),
+    wide.toString('base64'),
+    wide.toString('base64').replace(/=+$/, ''),
+    wideHex,
+    wideHex.toUpperCase(),
+    wide.toString('latin1'),
+    unitEscapes,
+    unitEscapes.toUpperCase().replaceAll('\\U', '\\u'),
+    ...base64Cores(wide, 'base64'),
   ]);
   return [...forms].filter((form) => form.length >= MIN_REDACTABLE_LENGTH);
 }

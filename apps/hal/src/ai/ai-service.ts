@@ -42,6 +42,11 @@ import type { HalWebAccess } from './web/hal-web-access.js';
 export interface AiServiceDeps extends HalToolContextDeps {
   audit: AuditLog;
   logger: Pick<Logger, 'warn' | 'error'>;
+  /**
+   * The vault's redaction: every secret it holds (and its encodings) is taken out of everything that enters the
+   * rooms (SPEC §11.1) — the rooms get the function, never the vault.
+   */
+  vault: { redact<T>(value: T): T };
 }
 
 /**
@@ -217,6 +222,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
     store,
     events,
     registry,
+    redact: (value) => deps.vault.redact(value),
     skill: settings.skill,
     clock: () => new Date(deps.clock.now()),
     ...(settings.newId ? { newId: settings.newId } : {}),

@@ -38,6 +38,8 @@ export async function createRoomFixture(options: {
   scheduler?: TurnScheduler;
   skill?: string;
   now?: () => Date;
+  /** The host's redaction seam (`RoomEngineSettings.redact`). */
+  redact?: <T>(value: T) => T;
 }) {
   const executions: Record<string, number> = {};
   const context: FixtureContext = { executions, requests: [] };
@@ -65,6 +67,21 @@ export async function createRoomFixture(options: {
         if (args.key === 'FAIL') throw new HalError('conflict', 'An incident with this key is open');
         await new Promise((resolve) => setTimeout(resolve, 5));
         return { incident: { key: args.key, title: args.title, state: 'open' } };
+      },
+    }),
+    defineTool({
+      name: 'hal_config_set',
+      description: 'Set a configuration value.',
+      risk: 'high',
+      args: v.object({ key: v.string(), value: v.string() }),
+      identifiers: (args) => [args.key],
+      // Like HAL's: a credential-looking value is refused before any proposal holds it.
+      precheck: (_ctx: FixtureContext, args) => {
+        if (args.value.startsWith('sk-')) throw new HalError('secret_not_allowed', 'Secrets go to the vault');
+      },
+      execute: (_ctx: FixtureContext, args) => {
+        count('hal_config_set');
+        return { set: args.key };
       },
     }),
     defineTool({
@@ -135,6 +152,7 @@ export async function createRoomFixture(options: {
     ...(options.now ? { clock: options.now } : {}),
     limits: { toolCallsPerTurn: options.toolCallsPerTurn ?? 20 },
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    ...(options.redact ? { redact: options.redact } : {}),
     onAudit: (entry) => {
       audits.push(entry);
     },

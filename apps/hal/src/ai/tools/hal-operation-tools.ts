@@ -49,6 +49,12 @@ interface OperationTool<N extends OperationName> {
   args?: ToolArgsSchema;
   /** What the answer's state means, for the model. */
   meaning?(result: OperationResult<OperationNamed<N>>): string | undefined;
+  /**
+   * Runs the operation's early refusal before a proposal is stored (the tool's `precheck`), not only before the
+   * three steps: for refusals about the arguments themselves, e.g. a credential as a setting value — a proposal
+   * holding it would already have stored the secret.
+   */
+  refuseBeforeProposal?: true;
 }
 
 const QUEUED_NOTE = 'The answer is the queued job: follow it with `hal_job_get` until it ends.';
@@ -170,6 +176,7 @@ export const OPERATION_TOOLS: { [N in OperationName]: OperationTool<N> | Operati
       description:
         'Proposes setting the GLOBAL value of one of HAL’s typed configuration keys (e.g. `jobs.concurrency`, `log.level`, `metrics.retention_days`): it applies to HAL and to every server without its own override. `value: null` removes the stored value (back to the default). Unknown keys and wrong types are refused; confidential keys and anything that looks like a credential are refused with `secret_not_allowed`. Runtime effects follow `hal_settings_apply`. For one server’s override use `hal_settings_set`.',
       args: ConfigSetArgs,
+      refuseBeforeProposal: true,
     },
     {
       name: 'hal_settings_set',
@@ -177,6 +184,7 @@ export const OPERATION_TOOLS: { [N in OperationName]: OperationTool<N> | Operati
       description:
         'Proposes setting ONE SERVER’s override of a per-server typed setting (e.g. `deploy.health_check`, `log.level`, `mail.relay_host` on `serverId`); other servers keep the global value. `value: null` removes the override. Global-only keys are refused (`validation_failed`); confidential keys and values that look like credentials are refused with `secret_not_allowed` — secrets go to the vault, never through tools. For HAL-wide values use `hal_config_set`.',
       args: ServerSettingSetArgs,
+      refuseBeforeProposal: true,
     },
   ],
   'settings.secret_set': {
@@ -218,6 +226,12 @@ function toTool(operation: AnyOperation, face: AnyOperationTool): Tool<HalToolCo
     // The three steps (high) and every proposal card (write and high) show this impact.
     impact: async (context: HalToolContext, args: Record<string, unknown>) =>
       (await impactOf(operation, args, context.core)).impact,
+    ...(face.refuseBeforeProposal && operation.refuse
+      ? {
+          precheck: (context: HalToolContext, args: Record<string, unknown>) =>
+            operation.refuse?.(context.core, args as never),
+        }
+      : {}),
     execute: async (context: HalToolContext, args: Record<string, unknown>) => {
       const result = await operation.execute(context.core, context.actor, args);
       const meaning = face.meaning?.(result);

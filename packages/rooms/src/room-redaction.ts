@@ -1,0 +1,69 @@
+/**
+ * The redaction boundary of the rooms (SPEC §11.1 "secrets are never in chat"): the host hands the engine a
+ * `redact` function (HAL's comes from its vault, which knows every stored secret and its encodings; the rooms never
+ * import the vault). Everything that enters a room passes it before it is stored or announced: operator messages
+ * and their attachments, model replies and their tool calls, tool results, provider errors, action results. The
+ * engine also passes every model-bound prompt through it (so a secret stored before the vault knew it still never
+ * reaches a model), a proposal's arguments before they are hashed, and audit details.
+ */
+import type { RoomEventHub } from './room-events.js';
+import type { RoomStore } from './room-store.js';
+
+/** Replaces every secret the host knows, in any value, by a marker (e.g. `[redacted]`); returns a copy. */
+export type RoomRedact = <T>(value: T) => T;
+
+/**
+ * A {@link RoomStore} whose writes of messages, turns and action outcomes are redacted first. Reads pass through:
+ * what they return was redacted when it was written. New actions are stored as given, because the proposals
+ * redact their arguments before computing the hash that approval re-checks.
+ *
+ * @example
+ * const store = createRedactingRoomStore(createMemoryRoomStore(), vault.redact);
+ */
+export function createRedactingRoomStore(store: RoomStore, redact: RoomRedact): RoomStore {
+  return {
+    listRooms: () => store.listRooms(),
+    getRoom: (roomId) => store.getRoom(roomId),
+    ensureUnifiedRoom: () => store.ensureUnifiedRoom(),
+    ensureDirectRoom: (connection) => store.ensureDirectRoom(connection),
+    findDirectRoom: (connectionId) => store.findDirectRoom(connectionId),
+    renameRoom: (roomId, title) => store.renameRoom(roomId, title === null ? null : redact(title)),
+    deleteDirectRoom: (connectionId) => store.deleteDirectRoom(connectionId),
+    createDebateRoom: (input) => store.createDebateRoom(redact(input)),
+    addRoomUsage: (roomId, tokens) => store.addRoomUsage(roomId, tokens),
+    setRoomBudget: (roomId, tokenBudget) => store.setRoomBudget(roomId, tokenBudget),
+    appendMessage: (message) => store.appendMessage(redact(message)),
+    updateMessage: (messageId, patch) => store.updateMessage(messageId, redact(patch)),
+    getMessage: (messageId) => store.getMessage(messageId),
+    listMessages: (roomId, options) => store.listMessages(roomId, options),
+    listMessagesByStatus: (status) => store.listMessagesByStatus(status),
+    clearMessages: (roomId) => store.clearMessages(roomId),
+    createTurn: (turn) => store.createTurn(redact(turn)),
+    updateTurn: (turnId, patch) => store.updateTurn(turnId, redact(patch)),
+    getTurn: (turnId) => store.getTurn(turnId),
+    listTurns: (filter) => store.listTurns(filter),
+    createAction: (action) => store.createAction(action),
+    getAction: (actionId) => store.getAction(actionId),
+    transitionAction: (actionId, from, to, patch) =>
+      store.transitionAction(actionId, from, to, patch === undefined ? undefined : redact(patch)),
+    listActions: (roomId, options) => store.listActions(roomId, options),
+    listActionsByStatus: (status) => store.listActionsByStatus(status),
+    cancelPendingActions: (roomId, at) => store.cancelPendingActions(roomId, at),
+  };
+}
+
+/**
+ * A {@link RoomEventHub} whose published events are redacted first: streamed text deltas go out live, before
+ * their message is stored, so they need the boundary of their own.
+ *
+ * @example
+ * const events = createRedactingEventHub(createRoomEventHub(), vault.redact);
+ */
+export function createRedactingEventHub(events: RoomEventHub, redact: RoomRedact): RoomEventHub {
+  return {
+    publish: (roomId, event) => events.publish(roomId, redact(event)),
+    subscribe: (roomId, options, listener) => events.subscribe(roomId, options, listener),
+    resumeFrom: (roomId, afterId) => events.resumeFrom(roomId, afterId),
+    lastId: (roomId) => events.lastId(roomId),
+  };
+}
