@@ -2,7 +2,8 @@ import { defineHalVitestConfig } from '../../vitest.shared';
 
 // Vitest hands the resolve conditions to its worker processes as `--conditions`; with `import` among them a CommonJS
 // package that `require`s a dual package (`pg` → `pg-pool`) is given the ESM build. HAL's own conditions minus it.
-const conditions = ['@hal-ai/source', 'module', 'node', 'default'];
+/** HAL's resolve conditions for tests (also used by `vitest.hostile.config.ts`). */
+export const conditions = ['@hal-ai/source', 'module', 'node', 'default'];
 
 export default defineHalVitestConfig({
   resolve: { conditions },

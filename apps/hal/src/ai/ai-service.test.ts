@@ -88,6 +88,7 @@ function service(connections: RoomConnections): AiService {
     clock: { now: () => Date.now() },
     logger: createLogger({ level: 'silent' }),
     audit: { append: async () => undefined },
+    vault: { redact: <T>(value: T) => value },
   } as unknown as AiServiceDeps;
   return createAiService({ deps, connections, store: createMemoryRoomStore(), skill: 'skill' });
 }

@@ -103,14 +103,23 @@ describe('body type and size policy', () => {
     } as RequestInit);
     expect([413, 415]).toContain(form.status);
     expect(counter.pulls).toBe(0);
-    // The upload route refuses JSON.
+    // The upload route refuses JSON (its reader: not multipart), and a JSON body there keeps the small cap.
     const json = await hal.request('/ops/api/hal/releases', {
       method: 'POST',
       session,
       json: { module: 'web', version: '1.0.0' },
     });
-    expect(json.status).toBe(415);
-    expect(((await json.json()) as { error: { code: string } }).error.code).toBe('unsupported_media_type');
+    expect(json.status).toBe(400);
+    const bigJson = countedBody(5 * 1024 * 1024);
+    const refusedJson = await hal.request('/ops/api/hal/releases', {
+      method: 'POST',
+      session,
+      headers: { 'content-type': 'application/json', 'content-length': String(5 * 1024 * 1024) },
+      body: bigJson.stream,
+      duplex: 'half',
+    } as RequestInit);
+    expect(refusedJson.status).toBe(413);
+    expect(bigJson.counter.pulls).toBe(0);
     // A declared 5 MB multipart upload passes the size check there (it fails later, on its malformed content).
     const upload = countedBody(5 * 1024 * 1024);
     const accepted = await hal.request('/ops/api/hal/releases', {

@@ -41,7 +41,6 @@ export function isUploadRoute(c: Context): boolean {
 
 /** The media types a request to this path may carry (SPEC §13: JSON in; the console's forms; one upload). */
 function acceptedTypes(c: Context): readonly string[] {
-  if (isUploadRoute(c)) return ['multipart/form-data'];
   if (JSON_PREFIXES.some((prefix) => c.req.path.startsWith(prefix))) return ['application/json'];
   // Console pages post urlencoded forms; `POST /ops/login` also takes JSON (SPEC §14 "Auth").
   return ['application/x-www-form-urlencoded', 'application/json'];
@@ -50,7 +49,8 @@ function acceptedTypes(c: Context): readonly string[] {
 /**
  * Refuses, from the headers alone and before any byte of the body is read, a body of a type its route does not
  * take → `415 unsupported_media_type`: the console and agent APIs take only `application/json`, the console's
- * pages urlencoded forms (and JSON for the login), and only the release upload takes `multipart/form-data`.
+ * pages urlencoded forms (and JSON for the login); only the release upload takes `multipart/form-data` (its reader
+ * refuses other types, `400 validation_failed`, and they never get the upload's size cap).
  * A request without a body (no length, or `0`) passes: many actions carry none.
  *
  * @example
@@ -59,6 +59,10 @@ function acceptedTypes(c: Context): readonly string[] {
 export function bodyTypePolicy(): MiddlewareHandler<AppEnv> {
   return async function bodyTypePolicy(c, next) {
     if (!isUnsafeMethod(c.req.method) || !declaresBody(c)) return next();
+    // The upload reader refuses anything but multipart itself, before reading and after the route's re-auth check
+    // (a wrong type is not the first thing to tell an operator whose password window closed); the size cap for a
+    // body that is not multipart stays the small one (body-limit.ts).
+    if (isUploadRoute(c)) return next();
     const type = mediaTypeOf(c.req.header('content-type'));
     const accepted = acceptedTypes(c);
     if (!accepted.includes(type)) {
