@@ -6,7 +6,11 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** A route pattern as a concrete path (`:id`, `:id{regex}` and `*` become `x`). */
 function concrete(pattern: string): string {
-  return pattern.replace(/:[A-Za-z0-9_]+(\{[^}]*\})?\??/g, 'x').replace(/\*/g, 'x');
+  // A parameter limited to alternatives (`:action{cancel|retry}`) takes the first one, so the route matches.
+  return pattern
+    .replace(/:[A-Za-z0-9_]+\{([A-Za-z0-9_-]+)\|[^}]*\}/g, '$1')
+    .replace(/:[A-Za-z0-9_]+(\{[^}]*\})?\??/g, 'x')
+    .replace(/\*/g, 'x');
 }
 
 async function codeOf(response: Response): Promise<string | undefined> {
@@ -104,8 +108,13 @@ describe('hostile: sessions, CSRF, Host and body types over every state-changing
         headers: { 'content-type': 'text/plain' },
         body: '{"name":"x"}',
       });
+      // The release upload's reader refuses what is not multipart itself (after its re-auth check).
+      const expected =
+        target.path === '/ops/api/hal/releases'
+          ? ['validation_failed']
+          : ['unsupported_media_type', 'reauth_required'];
       check(
-        ['unsupported_media_type', 'reauth_required'].includes((await codeOf(simple)) ?? ''),
+        expected.includes((await codeOf(simple)) ?? ''),
         `${target.method} ${target.path} text/plain ${simple.status}`,
       );
     }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp, type TestSession } from '../../test/foundation.test-support.js';
+import { createTestApp, type TestApp, type TestSession } from '../../../test/foundation.test-support.js';
 
 /** A body that counts how often it was read from: a refusal "before reading" leaves it at 0. */
 function countedBody(bytes: number) {

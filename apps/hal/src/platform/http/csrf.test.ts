@@ -10,7 +10,11 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Turns a route pattern into a concrete path (`:id`, `:id{regex}` and `*` become `x`). */
 function concrete(pattern: string): string {
-  return pattern.replace(/:[A-Za-z0-9_]+(\{[^}]*\})?\??/g, 'x').replace(/\*/g, 'x');
+  // A parameter limited to alternatives (`:action{cancel|retry}`) takes the first one, so the route matches.
+  return pattern
+    .replace(/:[A-Za-z0-9_]+\{([A-Za-z0-9_-]+)\|[^}]*\}/g, '$1')
+    .replace(/:[A-Za-z0-9_]+(\{[^}]*\})?\??/g, 'x')
+    .replace(/\*/g, 'x');
 }
 
 describe('CSRF', () => {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../../test/foundation.test-support.js';
+import { createTestApp, type TestApp } from '../../../test/foundation.test-support.js';
 import { loadConfig } from '../config.js';
 import { hostnameOfHeader } from './public-origin.js';
 
