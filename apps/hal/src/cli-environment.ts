@@ -33,6 +33,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'the previous vault key during a key rotation',
   },
   {
+    name: 'HAL_DATABASE_URL',
+    fallback: 'unset (SQLite in the data folder)',
+    description: 'postgres://… runs every store on that PostgreSQL database (several instances)',
+  },
+  {
     name: 'HAL_TRUST_PROXY',
     fallback: '0',
     description: '1 behind a reverse proxy: trust X-Forwarded-Proto/-For',
