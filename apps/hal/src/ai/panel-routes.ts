@@ -7,9 +7,11 @@ import { HalError } from '@hal-ai/spec';
 import { DEFAULT_LOCALE, isLocale, LOCALES, type Locale } from '@hal-ai/ui-panel/i18n';
 import { Hono } from 'hono';
 import type { Kysely } from 'kysely';
+import * as v from 'valibot';
 import type { Clock } from '../domain/core/clock.js';
 import type { Database } from '../platform/db/schema.js';
 import type { AppEnv } from '../platform/http/env.js';
+import { readJsonInput } from '../platform/http/json-body.js';
 
 /** What the panel routes use: the operator preferences table and the clock that stamps them. */
 export interface PanelRouteDeps {
@@ -67,37 +69,23 @@ export function defaultPanelAssetsDir(moduleUrl: string = import.meta.url): stri
   return path.join(path.dirname(require.resolve('@hal-ai/ui-panel/package.json')), 'dist', 'browser');
 }
 
-function invalid(field: string, message: string): HalError {
-  return new HalError('validation_failed', message, { details: { issues: [{ path: field, message }] } });
-}
-
-function readPrefsBody(value: unknown): Partial<PanelPrefs> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw invalid('', 'The body must be a JSON object');
-  }
-  const body = value as Record<string, unknown>;
-  const result: Partial<PanelPrefs> = {};
-  for (const key of Object.keys(body)) {
-    if (!(key in PREF_KEYS)) throw invalid(key, `Unknown preference ${key}`);
-  }
-  for (const key of ['panelOpen', 'webAutoFetch'] as const) {
-    if (body[key] === undefined) continue;
-    if (typeof body[key] !== 'boolean') throw invalid(key, `${key} must be a boolean`);
-    result[key] = body[key];
-  }
-  if (body.panelWidth !== undefined) {
-    const width = body.panelWidth;
-    if (typeof width !== 'number' || !Number.isInteger(width) || width < WIDTH_MIN || width > WIDTH_MAX) {
-      throw invalid('panelWidth', `panelWidth must be an integer from ${WIDTH_MIN} to ${WIDTH_MAX}`);
-    }
-    result.panelWidth = width;
-  }
-  if (body.locale !== undefined) {
-    if (!isLocale(body.locale)) throw invalid('locale', `locale must be one of ${LOCALES.join(', ')}`);
-    result.locale = body.locale;
-  }
-  return result;
-}
+/** `PUT /ops/api/ai/prefs` body: any of the preferences; an unknown one is refused. */
+const prefsBodySchema = v.strictObject(
+  {
+    panelOpen: v.optional(v.boolean('must be a boolean')),
+    panelWidth: v.optional(
+      v.pipe(
+        v.number(`must be an integer from ${WIDTH_MIN} to ${WIDTH_MAX}`),
+        v.integer(`must be an integer from ${WIDTH_MIN} to ${WIDTH_MAX}`),
+        v.minValue(WIDTH_MIN, `must be an integer from ${WIDTH_MIN} to ${WIDTH_MAX}`),
+        v.maxValue(WIDTH_MAX, `must be an integer from ${WIDTH_MIN} to ${WIDTH_MAX}`),
+      ),
+    ),
+    webAutoFetch: v.optional(v.boolean('must be a boolean')),
+    locale: v.optional(v.picklist(LOCALES, `must be one of ${LOCALES.join(', ')}`)),
+  },
+  'unknown preference',
+);
 
 /** Stores some of one operator's preferences (each in its own `operator_prefs` row), leaving the others. */
 export async function writePanelPrefs(
@@ -191,13 +179,7 @@ export function createPanelRoutes(deps: PanelRouteDeps, settings: PanelRouteSett
   );
 
   routes.put('/api/ai/prefs', async (c) => {
-    let raw: unknown;
-    try {
-      raw = JSON.parse(await c.req.text());
-    } catch {
-      throw invalid('', 'The body is not valid JSON');
-    }
-    const changes = readPrefsBody(raw);
+    const changes: Partial<PanelPrefs> = await readJsonInput(c, prefsBodySchema);
     const operatorId = c.get('operator').id;
     await writePanelPrefs(deps, operatorId, changes);
     return c.json({ prefs: await readPanelPrefs(deps, operatorId) });

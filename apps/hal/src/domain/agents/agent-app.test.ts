@@ -59,6 +59,30 @@ describe('/agent/api inside the HAL app', () => {
       body: JSON.stringify({ ok: 'yes', extra: 1 }),
     });
     expect(malformed.status).toBe(400);
+    const refusal = (await malformed.json()) as {
+      error: { code: string; issues: Array<{ path: string }> };
+    };
+    expect(refusal.error.code).toBe('validation_failed');
+    expect(refusal.error.issues.map((issue) => issue.path).sort()).toEqual(['extra', 'ok']);
+
+    // A body without a length that grows past the limit is 413, not taken for a malformed result.
+    const chunk = new TextEncoder().encode(`{"ok":true,"logs":["${'x'.repeat(64 * 1024)}`);
+    let sent = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += chunk.length;
+        if (sent > 2 * 1024 * 1024) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const tooLarge = await app.request(`/agent/api/results/${command.id}`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: endless,
+      duplex: 'half',
+    } as RequestInit);
+    expect(tooLarge.status).toBe(413);
+    expect(((await tooLarge.json()) as { error: { code: string } }).error.code).toBe('payload_too_large');
   });
 
   it('answers 404 when remote agents are not enabled', async () => {

@@ -4,6 +4,7 @@ import { HalError } from '@hal-ai/spec';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
+import { readJsonInput } from '../http/json-body.js';
 import { AGENT_NAME_PATTERN } from './agent-names.js';
 import type { AgentQueue } from './agent-queue.js';
 import { isAgentTokenShaped, type ResolveAgentToken } from './agent-token.js';
@@ -101,14 +102,13 @@ export function createAgentRoutes(deps: AgentRoutesDeps): Hono<AgentEnv> {
     }),
     async (c) => {
       const remote = settings() as AgentRoutesSettings;
-      const body = await c.req.json().catch(() => undefined);
-      const parsed = v.safeParse(outcomeSchema, body);
-      if (!parsed.success) throw new HalError('validation_failed', 'Malformed agent result');
+      // A malformed result is `400 validation_failed` with its issues, as on every JSON route.
+      const parsed = await readJsonInput(c, outcomeSchema);
       const outcome = {
-        ok: parsed.output.ok,
-        logs: parsed.output.logs,
-        ...(parsed.output.result === undefined ? {} : { result: parsed.output.result }),
-        ...(parsed.output.error === undefined ? {} : { error: parsed.output.error }),
+        ok: parsed.ok,
+        logs: parsed.logs,
+        ...(parsed.result === undefined ? {} : { result: parsed.result }),
+        ...(parsed.error === undefined ? {} : { error: parsed.error }),
       };
       remote.queue.complete(c.get('serverId'), c.req.param('id'), outcome);
       return c.body(null, 204);

@@ -1,9 +1,11 @@
 import { HalError } from '@hal-ai/spec';
 import type { Context } from 'hono';
+import * as v from 'valibot';
 import type { HalConfig } from '../../platform/config.js';
 import { clientAddress } from '../../platform/http/client-address.js';
 import type { AppEnv } from '../../platform/http/env.js';
 import { type SessionDeps, sessionStoreFor, setSessionCookie } from '../../platform/http/session.js';
+import { parseInput } from '../../platform/input-schema.js';
 import type { AuditLog } from '../audit/types.js';
 import { verifyOperatorPassword } from './auth-operators.js';
 import { createLoginRateLimiter } from './auth-rate-limit.js';
@@ -11,12 +13,16 @@ import { createLoginRateLimiter } from './auth-rate-limit.js';
 /** Longest username/password accepted (scrypt of a huge input is a cheap denial of service). */
 const MAX_CREDENTIAL_LENGTH = 1024;
 
-/** A username or password from a body: a non-empty string of at most 1024 characters, else `validation_failed`. */
+/** A username or password: a non-empty string of at most 1024 characters. */
+export const credentialSchema = v.pipe(
+  v.string('required'),
+  v.minLength(1, 'required'),
+  v.maxLength(MAX_CREDENTIAL_LENGTH, `at most ${MAX_CREDENTIAL_LENGTH} characters`),
+);
+
+/** A username or password from a body, else `validation_failed` with the field in `issues`. */
 export function readCredential(value: unknown, name: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > MAX_CREDENTIAL_LENGTH) {
-    throw new HalError('validation_failed', `${name} is required`, { details: { field: name } });
-  }
-  return value;
+  return parseInput(v.object({ [name]: credentialSchema }), { [name]: value })[name] as string;
 }
 
 /** What a re-authentication uses: the session store's services, the audit log and where the client is. */

@@ -102,6 +102,34 @@ describe('login', () => {
     }
   });
 
+  it('names the bad field of a login or re-auth body as every JSON route does: issues with its path', async () => {
+    t = await createTestApp();
+    const issuesOf = async (response: Response) => {
+      expect(response.status).toBe(400);
+      const { error } = (await response.json()) as {
+        error: { code: string; issues: Array<{ path: string }> };
+      };
+      expect(error.code).toBe('validation_failed');
+      return error.issues.map((issue) => issue.path);
+    };
+    const login = (json: unknown) => t?.request('/ops/login', { method: 'POST', json }) as Promise<Response>;
+    expect(await issuesOf(await login({ username: 'admin' }))).toEqual(['password']);
+    expect(await issuesOf(await login({ username: 'admin', password: 'x'.repeat(1025) }))).toEqual([
+      'password',
+    ]);
+    expect(await issuesOf(await login({ username: 7, password: 'p' }))).toEqual(['username']);
+    const session = await t.login();
+    for (const body of ['"just a string"', '{"password":""}', '{"password":12}']) {
+      const response = await t.request('/ops/api/reauth', {
+        method: 'POST',
+        session,
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      expect(await issuesOf(response), body).toEqual(body.startsWith('{') ? ['password'] : ['']);
+    }
+  });
+
   it('keeps next a same-origin console path: a CR/LF in it falls back to /ops instead of failing', async () => {
     t = await createTestApp();
     for (const next of ['/ops\r\nSet-Cookie: x=1', '/ops/servers\nLocation: //evil', '/ops/é']) {

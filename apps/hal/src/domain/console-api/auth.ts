@@ -3,11 +3,13 @@ import { type Locale, negotiateLocale, translate } from '@hal-ai/ui-panel/i18n';
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import * as v from 'valibot';
 import type { HalConfig } from '../../platform/config.js';
 import { clientAddress } from '../../platform/http/client-address.js';
 import { assertSameOrigin } from '../../platform/http/csrf.js';
 import type { AppEnv } from '../../platform/http/env.js';
 import { readFormFields } from '../../platform/http/form-body.js';
+import { readJsonInput, readJsonObject } from '../../platform/http/json-body.js';
 import {
   clearSessionCookie,
   readSessionToken,
@@ -15,10 +17,11 @@ import {
   sessionStoreFor,
   setSessionCookie,
 } from '../../platform/http/session.js';
+import { parseInput } from '../../platform/input-schema.js';
 import type { AuditLog } from '../audit/types.js';
 import { authenticateOperator } from '../auth/auth-operators.js';
 import { createLoginRateLimiter } from '../auth/auth-rate-limit.js';
-import { readCredential, reauthenticate } from '../auth/auth-reauthenticate.js';
+import { credentialSchema, reauthenticate } from '../auth/auth-reauthenticate.js';
 
 /** What the sign-in routes use: the session store's services, the audit log and the password cost. */
 export interface AuthRouteDeps extends SessionDeps {
@@ -57,19 +60,11 @@ async function readLoginBody(c: Context): Promise<{ form: boolean; body: Record<
       details: { field: 'content-type' },
     });
   }
-  let body: unknown;
-  try {
-    body = await c.req.json();
-  } catch (error) {
-    // A body past the size limit stays `413 payload_too_large`; only a body that is not JSON is ours to name.
-    if (HalError.isInstance(error) || !(error instanceof SyntaxError)) throw error;
-    throw new HalError('validation_failed', 'The body is not valid JSON');
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new HalError('validation_failed', 'Expected a JSON object');
-  }
-  return { form: false, body: body as Record<string, unknown> };
+  return { form: false, body: await readJsonObject(c) };
 }
+
+const loginSchema = v.object({ username: credentialSchema, password: credentialSchema });
+const reauthSchema = v.object({ password: credentialSchema });
 
 /** What the login page says for a failed attempt: the known codes in the page's language. */
 function loginMessage(locale: Locale, error: HalError): string {
@@ -134,8 +129,7 @@ export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
     const { form, body } = await readLoginBody(c);
     const next = safeNext(body.next);
     try {
-      const username = readCredential(body.username, 'username');
-      const password = readCredential(body.password, 'password');
+      const { username, password } = parseInput(loginSchema, body);
       const address = clientAddress(c, deps.config.trustProxy);
       const attempt = await limiter.attempt(username, address);
       const operator = await authenticateOperator(deps.db, username, password, {
@@ -216,12 +210,8 @@ export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   );
 
   routes.post('/ops/api/reauth', async (c) => {
-    const body: unknown = await c.req.json();
-    const { recentAuthUntil } = await reauthenticate(
-      c,
-      deps,
-      (body as Record<string, unknown> | null)?.password,
-    );
+    const { password } = await readJsonInput(c, reauthSchema);
+    const { recentAuthUntil } = await reauthenticate(c, deps, password);
     return c.json({ recentAuthUntil: iso(recentAuthUntil) });
   });
 

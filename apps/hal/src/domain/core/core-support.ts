@@ -55,23 +55,8 @@ export function createIdGenerator(
   };
 }
 
-/**
- * Validates `input` against `schema`; failures become `400 validation_failed` with
- * `issues: [{path, message}]` naming each field.
- */
-export function parseInput<S extends v.GenericSchema>(schema: S, input: unknown): v.InferOutput<S> {
-  const parsed = v.safeParse(schema, input);
-  if (parsed.success) return parsed.output;
-  const issues = parsed.issues.map((issue) => ({ path: v.getDotPath(issue) ?? '', message: issue.message }));
-  const first = issues[0];
-  throw new HalError(
-    'validation_failed',
-    first ? `${first.path || 'input'}: ${first.message}` : 'Invalid input',
-    {
-      details: { issues },
-    },
-  );
-}
+/** Input validation lives with the platform (the routes use it too); the core's areas import it from here. */
+export { parseInput } from '../platform/input-schema.js';
 
 /** `404 not_found` for a missing record. */
 export function notFound(what: string, id: string): HalError {

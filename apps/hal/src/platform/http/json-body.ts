@@ -1,5 +1,7 @@
 import { HalError } from '@hal-ai/spec';
 import type { Context } from 'hono';
+import type * as v from 'valibot';
+import { parseInput } from '../platform/input-schema.js';
 
 /**
  * Reads a request body that must be a JSON object; an empty body counts as `{}`. Anything else is
@@ -25,4 +27,19 @@ export async function readJsonObject(c: Context): Promise<Record<string, unknown
     });
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * Reads a JSON object body ({@link readJsonObject}) and validates it against `schema` (`parseInput`): every route
+ * that takes a JSON body answers a bad one the same way, `400 validation_failed` with `issues`. A body past the
+ * size limit stays `413 payload_too_large`.
+ *
+ * @example
+ * const { password } = await readJsonInput(c, v.object({ password: v.string() }));
+ */
+export async function readJsonInput<S extends v.GenericSchema>(
+  c: Context,
+  schema: S,
+): Promise<v.InferOutput<S>> {
+  return parseInput(schema, await readJsonObject(c));
 }
