@@ -4,7 +4,7 @@ import { type Context, Hono } from 'hono';
 import { parseInput } from '../../domain/core/core-support.js';
 import type { AppEnv } from '../../platform/http/env.js';
 import { toHalError } from '../../platform/http/http-errors.js';
-import { readJsonObject } from '../../platform/http/json-body.js';
+import { readJsonInput, readJsonObject } from '../../platform/http/json-body.js';
 import { type PublicOriginConfig, publicOrigin } from '../../platform/http/public-origin.js';
 import { type RequireRecentDeps, requireRecent } from '../../platform/http/require-recent.js';
 import type { Logger } from '../../platform/logger.js';
@@ -110,7 +110,7 @@ export function createConnectionRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> 
   });
 
   routes.post('/connections/:id/secret', requireRecent(deps), async (c) => {
-    const input = parseInput(replaceSecretSchema, await readJsonObject(c));
+    const input = await readJsonInput(c, replaceSecretSchema);
     const connection = await connectionsOf(deps).replaceSecret(c.req.param('id'), input, c.get('operator'));
     return c.json({ connection });
   });
