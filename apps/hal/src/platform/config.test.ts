@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       vaultKey: undefined,
       trustProxy: false,
       bodyLimitBytes: DEFAULT_CONFIG.bodyLimitBytes,
+      providerBodyCache: true,
     });
   });
 
@@ -31,6 +32,7 @@ describe('loadConfig', () => {
       HAL_VAULT_KEY: 'k',
       HAL_TRUST_PROXY: '1',
       HAL_DATABASE_URL: 'postgres://hal@127.0.0.1:5432/hal',
+      HAL_PROVIDER_BODY_CACHE: '0',
     });
     expect(config).toMatchObject({
       dataDir: '/tmp/hal-x',
@@ -42,6 +44,7 @@ describe('loadConfig', () => {
       vaultKey: 'k',
       trustProxy: true,
       databaseUrl: 'postgres://hal@127.0.0.1:5432/hal',
+      providerBodyCache: false,
     });
   });
 
@@ -53,6 +56,7 @@ describe('loadConfig', () => {
     ['HAL_REAUTH_WINDOW_S', '10m'],
     ['HAL_PROVIDER_IDLE_TIMEOUT_MS', '1.5'],
     ['HAL_TRUST_PROXY', 'yes'],
+    ['HAL_PROVIDER_BODY_CACHE', 'on'],
     ['HAL_HOST', 'http://x'],
     ['HAL_DATABASE_URL', 'mysql://hal@127.0.0.1/hal'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {

@@ -46,6 +46,11 @@ export interface HalConfig {
   publicUrl: string | undefined;
   /** scrypt parameters operator passwords are hashed with; older hashes are upgraded at the next login. */
   passwordHashing: Readonly<ScryptParams>;
+  /**
+   * Provider request bodies reuse the encoding of what repeats (tool lists, system prompts) from one bounded
+   * cache per HAL (`HAL_PROVIDER_BODY_CACHE`, default on; `0` sends `JSON.stringify` of every body).
+   */
+  providerBodyCache: boolean;
 }
 
 /** The defaults every unset variable falls back to. */
@@ -64,6 +69,7 @@ export const DEFAULT_CONFIG: Readonly<HalConfig> = Object.freeze({
   uploadLimitBytes: 200 * 1024 * 1024,
   publicUrl: undefined,
   passwordHashing: DEFAULT_SCRYPT_PARAMS,
+  providerBodyCache: true,
 });
 
 function readInteger(
@@ -115,9 +121,10 @@ export function readPublicUrl(raw: string | undefined): string | undefined {
   return url.origin;
 }
 
-function readFlag(env: NodeJS.ProcessEnv, name: string): boolean {
+function readFlag(env: NodeJS.ProcessEnv, name: string, fallback = false): boolean {
   const raw = env[name]?.trim();
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === '0' || raw === 'false') return false;
   if (raw === '1' || raw === 'true') return true;
   throw new HalError('validation_failed', `${name} must be 1 or 0, got "${raw}"`, {
     details: { variable: name },
@@ -173,5 +180,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HalConfig {
     uploadLimitBytes: readInteger(env, 'HAL_UPLOAD_LIMIT_BYTES', DEFAULT_CONFIG.uploadLimitBytes, 1, 2 ** 40),
     publicUrl: readPublicUrl(env.HAL_PUBLIC_URL),
     passwordHashing: DEFAULT_CONFIG.passwordHashing,
+    providerBodyCache: readFlag(env, 'HAL_PROVIDER_BODY_CACHE', DEFAULT_CONFIG.providerBodyCache),
   };
 }

@@ -1,5 +1,5 @@
 import type { ToolChoice, ToolDeclaration } from '@hal-ai/spec';
-import { memoizeFrozen } from '../shared/json-body.js';
+import { memoizeFrozen } from '../shared/memoize-frozen.js';
 import { convertToGeminiSchema } from './convert-to-gemini-schema.js';
 
 /** Gemini's function declaration. */

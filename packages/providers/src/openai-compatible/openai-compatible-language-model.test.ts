@@ -120,6 +120,45 @@ describe('openai-compatible request bodies and presets', () => {
     expect(parts.at(-1)).toMatchObject({ usage: { inputTokens: 10, outputTokens: 1, totalTokens: 11 } });
   });
 
+  it('sends the text its body encoder gives (JSON.stringify by default)', async () => {
+    const system = `skill ${'s'.repeat(5000)}`;
+    const sent = (text: string) => [
+      { role: 'system' as const, content: `${system}${text}` },
+      ...prompt.slice(1),
+    ];
+    fake.enqueue({ text: 'plain' });
+    await collectStreamParts(
+      (
+        await createOpenAI({ apiKey, baseUrl: fake.baseUrl })
+          .languageModel('gpt-test')
+          .doStream({ prompt: sent('a') })
+      ).stream,
+    );
+    expect(
+      (fake.requests.at(-1)?.body as { messages: Array<{ content: string }> } | undefined)?.messages[0]
+        ?.content,
+    ).toBe(`${system}a`);
+    // A host's encoder: what it returns is what the provider receives, byte for byte.
+    const encoded: unknown[] = [];
+    const encodeBody = (body: unknown) => {
+      encoded.push(body);
+      return JSON.stringify({ ...(body as object), marker: encoded.length });
+    };
+    const model = createOpenAI({ apiKey, baseUrl: fake.baseUrl, encodeBody }).languageModel('gpt-test');
+    for (const text of ['b', 'c']) {
+      fake.enqueue({ text });
+      await collectStreamParts((await model.doStream({ prompt: sent(text) })).stream);
+    }
+    expect(encoded).toHaveLength(2);
+    expect(fake.requests.slice(-2).map((request) => (request.body as { marker: number }).marker)).toEqual([
+      1, 2,
+    ]);
+    expect(
+      (fake.requests.at(-1)?.body as { messages: Array<{ content: string }> } | undefined)?.messages[0]
+        ?.content,
+    ).toBe(`${system}c`);
+  });
+
   it('leaves no idle timer behind once a stream has finished', async () => {
     // A leaked idle timer keeps a process (e.g. `hal serve` shutting down) alive for a whole idle timeout.
     const timers = () => process.getActiveResourcesInfo().filter((resource) => resource === 'Timeout').length;

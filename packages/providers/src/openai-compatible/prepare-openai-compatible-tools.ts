@@ -1,5 +1,5 @@
 import type { ToolChoice, ToolDeclaration } from '@hal-ai/spec';
-import { memoizeFrozen } from '../shared/json-body.js';
+import { memoizeFrozen } from '../shared/memoize-frozen.js';
 
 // A registry's frozen tool list maps to one frozen list, which the request body then encodes once.
 const toFunctionTools = memoizeFrozen((tools: ToolDeclaration[]): OpenAICompatibleTool[] =>

@@ -1,7 +1,6 @@
 import { HalError } from '@hal-ai/spec';
 import { request } from 'undici';
 import { defaultSleep, HTTP_DEFAULTS, type HttpProviderSettings } from './http-settings.js';
-import { encodeJsonBody } from './json-body.js';
 import {
   badResponse,
   httpError,
@@ -121,6 +120,7 @@ async function openOnce(
 ): Promise<ProviderResponse & { status: number }> {
   const firstByteTimeoutMs = settings.firstByteTimeoutMs ?? HTTP_DEFAULTS.firstByteTimeoutMs;
   const idleTimeoutMs = settings.idleTimeoutMs ?? HTTP_DEFAULTS.idleTimeoutMs;
+  const encodeBody = settings.encodeBody ?? JSON.stringify;
   const controller = new AbortController();
   let failure: HalError | undefined;
   const fail = (error: HalError) => {
@@ -146,7 +146,9 @@ async function openOnce(
       method: call.method,
       headers:
         call.body === undefined ? call.headers : { 'content-type': 'application/json', ...call.headers },
-      body: call.body === undefined ? undefined : encodeJsonBody(call.body),
+      // Text, not a `Buffer`: the socket encodes a string into memory it reuses, where a fresh body-sized `Buffer`
+      // per request is new memory for the kernel to map and the garbage collector to find.
+      body: call.body === undefined ? undefined : encodeBody(call.body),
       signal: controller.signal,
       dispatcher: settings.dispatcher,
       // Our own timers decide first; undici's are only a backstop.

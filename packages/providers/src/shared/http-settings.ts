@@ -21,6 +21,12 @@ export interface HttpProviderSettings {
   sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
   /** The clock that dates in `Retry-After` are measured against. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Turns a request body into the JSON text sent. Default `JSON.stringify`. It must give the text
+   * `JSON.stringify` gives; a host may hand in one that reuses the encoding of parts that repeat from call to
+   * call (the library itself keeps no cache of bodies).
+   */
+  encodeBody?: (body: unknown) => string;
 }
 
 /** @internal Defaults applied to {@link HttpProviderSettings}. */

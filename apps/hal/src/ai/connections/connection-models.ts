@@ -27,6 +27,8 @@ export interface ConnectionModelsSettings {
   timeouts: ConnectionProviderTimeouts;
   /** The undici dispatcher provider calls go through (proxies, tests). */
   dispatcher?: HttpProviderSettings['dispatcher'];
+  /** How request bodies become JSON text (default the providers' `JSON.stringify`). */
+  encodeBody?: HttpProviderSettings['encodeBody'];
   cli?: ConnectionCliSettings;
 }
 
@@ -92,6 +94,7 @@ export function createConnectionModels(settings: ConnectionModelsSettings): Conn
       ...credentials,
       ...(row.base_url ? { baseUrl: row.base_url } : {}),
       ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
+      ...(settings.encodeBody ? { encodeBody: settings.encodeBody } : {}),
       ...timeouts,
     } as Parameters<typeof createProvider>[0]);
   }

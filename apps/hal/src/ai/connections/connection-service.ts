@@ -55,6 +55,7 @@ import {
   rowReasoning,
   rowTools,
 } from './connection-store.js';
+import { createProviderBodyEncoder } from './provider-body-encoder.js';
 
 // Callers that hold the vault for the connections name its type from here too.
 export type { AppVault } from './connection-secrets.js';
@@ -125,7 +126,8 @@ export interface ConnectionServiceDeps {
   clock: Clock;
   audit: AuditLog;
   logger: Logger;
-  config: Pick<HalConfig, 'providerFirstByteTimeoutMs' | 'providerIdleTimeoutMs'>;
+  config: Pick<HalConfig, 'providerFirstByteTimeoutMs' | 'providerIdleTimeoutMs'> &
+    Partial<Pick<HalConfig, 'providerBodyCache'>>;
   /** Randomness for ids. Default `crypto.randomBytes`. */
   random?: (bytes: number) => Buffer;
 }
@@ -241,6 +243,7 @@ export function createConnectionService(
       idleTimeoutMs: options.idleTimeoutMs ?? deps.config.providerIdleTimeoutMs,
     },
     ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    ...(deps.config.providerBodyCache ? { encodeBody: createProviderBodyEncoder() } : {}),
     ...(options.cli ? { cli: options.cli } : {}),
   });
   const checks = createConnectionChecks({

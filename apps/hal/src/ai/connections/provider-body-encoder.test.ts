@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { encodeJsonBody, memoizeFrozen } from './json-body.js';
+import { createProviderBodyEncoder } from './provider-body-encoder.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -13,7 +13,7 @@ const deepFreeze = <T>(value: T): T => {
   return value;
 };
 
-describe('encodeJsonBody', () => {
+describe('createProviderBodyEncoder', () => {
   it('gives exactly the text JSON.stringify gives, for every kind of plain data', () => {
     const long = `스킬 문서 ${'한국어와 English, "quotes", \\ and \n newlines '.repeat(200)}`;
     const bodies: unknown[] = [
@@ -38,6 +38,7 @@ describe('encodeJsonBody', () => {
       null,
       { emoji: '🙂 \u2028 \u2029 \ud800 lone surrogate' },
     ];
+    const encodeJsonBody = createProviderBodyEncoder();
     for (const body of bodies) {
       expect(encodeJsonBody(body)).toBe(JSON.stringify(body));
       // Twice: the second comes from the caches.
@@ -49,6 +50,7 @@ describe('encodeJsonBody', () => {
     const tools = deepFreeze([{ name: 'a', description: 'x'.repeat(100) }]);
     const system = `skill ${'s'.repeat(5000)}`;
     const mutable = Object.freeze([{ name: 'b' }]) as unknown as Array<{ name: string }>;
+    const encodeJsonBody = createProviderBodyEncoder();
     const stringify = vi.spyOn(JSON, 'stringify');
     for (let index = 0; index < 3; index += 1) {
       encodeJsonBody({ tools, messages: [{ role: 'system', content: `${system}` }], other: mutable });
@@ -59,6 +61,7 @@ describe('encodeJsonBody', () => {
     (mutable[0] as { name: string }).name = 'changed';
     expect(JSON.parse(encodeJsonBody({ other: mutable })).other[0].name).toBe('changed');
   });
+
   it('keeps long strings of one length apart, even those that differ only in the middle', () => {
     // System prompts: one skill document, then each connection's own part, all of one length.
     const skill = 'skill '.repeat(5000);
@@ -68,6 +71,7 @@ describe('encodeJsonBody', () => {
     );
     const middle = (letter: string) => `${'a'.repeat(100)}${letter}${'z'.repeat(5000)}`;
     const twins = [middle('x'), middle('y')];
+    const encodeJsonBody = createProviderBodyEncoder();
     const stringify = vi.spyOn(JSON, 'stringify');
     for (let round = 0; round < 3; round += 1) {
       for (const text of [...prompts, ...twins]) {
@@ -79,18 +83,22 @@ describe('encodeJsonBody', () => {
     const encoded = (value: string) => stringify.mock.calls.filter(([argument]) => argument === value).length;
     for (const prompt of prompts) expect(encoded(prompt)).toBe(1);
   });
-});
 
-describe('memoizeFrozen', () => {
-  it('builds once per frozen input, freezes the result, and rebuilds for a mutable input', () => {
-    const build = vi.fn((input: Array<{ n: number }>) => input.map((item) => ({ doubled: item.n * 2 })));
-    const memo = memoizeFrozen(build);
-    const frozen = deepFreeze([{ n: 1 }]);
-    const first = memo(frozen);
-    expect(memo(frozen)).toBe(first);
-    expect(Object.isFrozen(first[0])).toBe(true);
-    const mutable = [{ n: 2 }];
-    expect(memo(mutable)).not.toBe(memo(mutable));
-    expect(build).toHaveBeenCalledTimes(3);
+  it('keeps at most its budget of encoded long strings, least recently used out, and each encoder its own', () => {
+    const text = (letter: string) => `${letter.repeat(5000)}`;
+    const encodeJsonBody = createProviderBodyEncoder({ maxCharacters: 12_000 });
+    const other = createProviderBodyEncoder();
+    const stringify = vi.spyOn(JSON, 'stringify');
+    const times = (value: string) => stringify.mock.calls.filter(([argument]) => argument === value).length;
+    encodeJsonBody(text('a'));
+    encodeJsonBody(text('b'));
+    encodeJsonBody(text('a'));
+    // Room for two: `c` pushes out `b`, the least recently used.
+    encodeJsonBody(text('c'));
+    encodeJsonBody(text('a'));
+    encodeJsonBody(text('b'));
+    expect([times(text('a')), times(text('b')), times(text('c'))]).toEqual([1, 2, 1]);
+    other(text('a'));
+    expect(times(text('a'))).toBe(2);
   });
 });
