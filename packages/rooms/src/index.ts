@@ -95,4 +95,4 @@ export type {
 } from './room-store.js';
 export { toPublicAction } from './room-store.js';
 export type { ScheduledModelCall, TurnScheduler } from './room-turn-scheduler.js';
-export { createImmediateTurnScheduler, createSendFirstTurnScheduler } from './room-turn-scheduler.js';
+export { createImmediateTurnScheduler } from './room-turn-scheduler.js';

@@ -24,7 +24,6 @@ import type {
   RunTurnInput,
 } from './room-engine-types.js';
 import { createLocalCommands } from './room-local-commands.js';
-import { createSendFirstPost } from './room-post-send-first.js';
 import { createProposals } from './room-proposals.js';
 import { createRedactingEventHub, createRedactingRoomStore, type RoomRedact } from './room-redaction.js';
 import { createRelay } from './room-relay.js';
@@ -182,14 +181,6 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     return started;
   };
 
-  const sendFirstPost = createSendFirstPost({
-    store,
-    writer,
-    historyMessages: limits.historyMessages,
-    newRecord: (request) => turns.newRecord(request),
-    startTurn: (request, record) => startTurn(request, record),
-  });
-
   const requireRoom = async (roomId: string) => {
     const room = await store.getRoom(roomId);
     if (!room) throw new HalError('not_found', `No room ${roomId}`);
@@ -326,7 +317,6 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         triggerMessageId,
         ...(participants ? { participants } : {}),
       }));
-    if (scheduler.order === 'send-first') return sendFirstPost(operatorMessage, requestsFor(null));
     // Store, then send: the message and its turns exist before any model request leaves.
     const message = await writer.appendMessage(operatorMessage);
     const requests = requestsFor(message.id);

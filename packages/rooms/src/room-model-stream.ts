@@ -52,24 +52,14 @@ export function textOf(blocks: readonly ContentBlock[]): string {
   return blocks.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
-/** Optional hooks of {@link consumeModelStream}. */
-export interface ModelStreamHooks {
-  /** Called right after `doStream` was called (the request is on its way). */
-  onRequest?(): void;
-  /** Awaited before the response is read; if it rejects, the stream is cancelled and the error thrown. */
-  beforeRead?(): Promise<unknown>;
-}
-
 /**
  * Calls `model.doStream(options)` and reads the response to its end. `options.abortSignal` cancels it even when
- * an adapter ignores the signal: the read stops and the outcome is {@link CANCELLED}. Only a rejected
- * `hooks.beforeRead` throws.
+ * an adapter ignores the signal: the read stops and the outcome is {@link CANCELLED}.
  */
 export async function consumeModelStream(
   model: LanguageModel,
   options: CallOptions,
   onDelta: (text: string) => void,
-  hooks: ModelStreamHooks = {},
 ): Promise<ModelStreamOutcome> {
   const blocks: ContentBlock[] = [];
   const toolCalls: ToolCallBlock[] = [];
@@ -93,16 +83,6 @@ export async function consumeModelStream(
     opened = Promise.reject(thrown);
   }
   opened.catch(() => undefined);
-  hooks.onRequest?.();
-  if (hooks.beforeRead) {
-    try {
-      await hooks.beforeRead();
-    } catch (thrown) {
-      opened.then(({ stream }) => stream.cancel()).catch(() => undefined);
-      if (onAbort) signal?.removeEventListener('abort', onAbort);
-      throw thrown;
-    }
-  }
   try {
     // A stream that opens after the cancel is closed at once.
     opened

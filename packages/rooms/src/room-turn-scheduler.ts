@@ -21,14 +21,6 @@ export interface ScheduledModelCall {
 /** Decides when model calls run. */
 export interface TurnScheduler {
   /**
-   * `store-first` (the default): a post's model calls are scheduled once its message, turns and placeholders are
-   * stored. `send-first`: a post's first model calls are scheduled before its rows are stored, and the rows are
-   * stored right after the calls started; nothing of an answer is read before they are, and a failed store cancels
-   * the calls and fails the post. It takes those writes off the request's path (measured in
-   * `apps/hal/bench/README.md`); meanwhile the room's other prompts in this process include the pending message.
-   */
-  readonly order?: 'store-first' | 'send-first';
-  /**
    * Runs `call` (one model request, streamed to its end) when the policy allows, and settles with it. It must run
    * `call` at most once; if it rejects without running it, the turn fails with that error.
    */
@@ -38,9 +30,4 @@ export interface TurnScheduler {
 /** The default scheduler: every model call runs at once, after its rows are stored. */
 export function createImmediateTurnScheduler(): TurnScheduler {
   return { schedule: (_request, call) => call() };
-}
-
-/** Every model call runs at once; a post's first calls go before its rows are stored (`order: 'send-first'`). */
-export function createSendFirstTurnScheduler(): TurnScheduler {
-  return { order: 'send-first', schedule: (_request, call) => call() };
 }

@@ -15,6 +15,7 @@ import {
   type Usage,
 } from '@hal-ai/spec';
 import type { ToolRegistry } from '@hal-ai/tools';
+import { LRUCache } from 'lru-cache';
 import type {
   MaybePromise,
   RoomAuditEntry,
@@ -25,7 +26,6 @@ import type {
 import {
   CANCELLED,
   consumeModelStream,
-  type ModelStreamHooks,
   type ModelStreamOutcome,
   textOf,
   toErrorInfo,
@@ -61,20 +61,11 @@ export interface TurnRequest {
    */
   history?: () => Promise<RoomMessage[]>;
   /**
-   * Set when the post sends first (a `send-first` scheduler): the turn's first model call starts before the post's
-   * rows are stored. `rowsStored` settles once they are (rejects if they could not be: the turn then ends without
-   * a trace, its request cancelled); `sent` is called once the request is on its way (or the turn ended first).
-   */
-  early?: { rowsStored: Promise<unknown>; sent(): void };
-  /**
    * A prompt the caller wrote instead of the room's history (a debate's moderator and speakers): the system prompt
    * is `system` after the skill and identity, then `messages`; the turn's own replies and tool results follow.
    */
   brief?: { system: string; messages: PromptMessage[] };
 }
-
-/** The post's rows could not be stored: its early turns end without a trace. */
-class PostNotStored extends Error {}
 
 /** How a turn ended. */
 export interface TurnOutcome {
@@ -130,20 +121,18 @@ export interface Turns {
 const MAX_SYSTEM_PROMPTS = 512;
 
 /**
- * System prompts by what they are built from (all but the skill, which is the engine's own), most recent last.
- * The same prompt comes back as the same string: building one copies the ~24 KB skill document (twice: trimmed,
+ * System prompts by what they are built from (all but the skill, which is the engine's own), the least recently
+ * used out past the limit. The same prompt comes back as the same string: building one copies the ~24 KB skill document (twice: trimmed,
  * then joined), and a provider's encoder may recognise a string it has seen by identity.
  */
 function createSystemPrompts(skill: string) {
-  const prompts = new Map<string, string>();
+  const prompts = new LRUCache<string, string>({ max: MAX_SYSTEM_PROMPTS });
   return (input: Omit<SystemPromptInput, 'skill'>): string => {
     const key = JSON.stringify(input);
-    const prompt = prompts.get(key) ?? buildSystemPrompt({ ...input, skill });
-    prompts.delete(key);
-    prompts.set(key, prompt);
-    for (const oldest of prompts.keys()) {
-      if (prompts.size <= MAX_SYSTEM_PROMPTS) break;
-      prompts.delete(oldest);
+    let prompt = prompts.get(key);
+    if (prompt === undefined) {
+      prompt = buildSystemPrompt({ ...input, skill });
+      prompts.set(key, prompt);
     }
     return prompt;
   };
@@ -176,7 +165,6 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
     placeholderId: string,
     step: number,
     signal: AbortSignal,
-    hooks: ModelStreamHooks = {},
   ): Promise<ModelStreamOutcome> => {
     const { participant } = request;
     const tools = registry.declarations(participant.toolSelection);
@@ -194,21 +182,16 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
       return await settings.scheduler.schedule(
         { roomId: request.roomId, connectionId: participant.id, turnId: turn.id, step, signal },
         () =>
-          consumeModelStream(
-            participant.model,
-            options,
-            (text) =>
-              writer.publish(request.roomId, {
-                type: 'delta',
-                messageId: placeholderId,
-                connectionId: participant.id,
-                text,
-              }),
-            hooks,
+          consumeModelStream(participant.model, options, (text) =>
+            writer.publish(request.roomId, {
+              type: 'delta',
+              messageId: placeholderId,
+              connectionId: participant.id,
+              text,
+            }),
           ),
       );
     } catch (error) {
-      if (error instanceof PostNotStored) throw error;
       return {
         blocks: [],
         toolCalls: [],
@@ -334,26 +317,10 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
           usage: null,
         } as const;
         // Checked right before the write: a reset aborts first, then waits for the room's writes in flight.
-        const storePlaceholder = (id?: string) => {
-          if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
-          return writer.appendMessage({ ...placeholderRow, content: [], ...(id ? { id } : {}) });
-        };
-        // A send-first post's first call: the request leaves first, the placeholder is stored before any reading.
-        const early = step === 0 ? request.early : undefined;
-        const placeholder = early ? { id: writer.newId() } : await storePlaceholder();
+        if (signal.aborted) throw new HalError('interrupted', CANCELLED.message);
+        const placeholder = await writer.appendMessage({ ...placeholderRow, content: [] });
         lastMessageId = placeholder.id;
-        const hooks: ModelStreamHooks = early
-          ? {
-              onRequest: early.sent,
-              beforeRead: async () => {
-                await early.rowsStored.catch((error) => {
-                  throw new PostNotStored(String(error));
-                });
-                await storePlaceholder(placeholder.id);
-              },
-            }
-          : {};
-        const reply = await callModel(turn, request, prompt, placeholder.id, step, signal, hooks);
+        const reply = await callModel(turn, request, prompt, placeholder.id, step, signal);
         await addUsage(reply.usage);
         if (reply.error) return outcome(await endFailed(turn, request, placeholder.id, reply, signal));
 
@@ -421,8 +388,6 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
         }
       }
     } catch (error) {
-      // Never stored, never announced: nothing to record (the post fails with the store's error).
-      if (error instanceof PostNotStored) return outcome('failed');
       // Store errors after a reset (messages gone) or unexpected failures: never leave a turn "running".
       const status = signal.aborted ? 'cancelled' : 'failed';
       try {
@@ -432,8 +397,6 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
       }
       if (!signal.aborted) settings.reportError(error);
       return outcome(status);
-    } finally {
-      request.early?.sent();
     }
   };
 

@@ -13,7 +13,6 @@ import type {
   AiRoomsTable,
   AiTurnsTable,
 } from '../../platform/db/tables/ai-rooms.js';
-import { createHistoryCache } from './history-cache.js';
 
 /** The unified room's fixed title (SPEC §3). */
 export const UNIFIED_ROOM_TITLE = '통합';
@@ -101,8 +100,6 @@ function toAction(row: Selectable<AiActionsTable>): ActionRecord {
 export interface KyselyRoomStoreOptions {
   /** Room id generator (default `room_<uuid>`). */
   newRoomId?: () => string;
-  /** Rooms whose recent history is kept in memory (default 256; 0 keeps none). See `history-cache.ts`. */
-  historyRooms?: number;
   /**
    * The HAL process writing through this store (`hal_instances.id`): new turns and messages, and actions it starts
    * executing, name it, so another instance's start-up leaves them alone while this one heartbeats. Default null.
@@ -116,9 +113,9 @@ export interface KyselyRoomStoreOptions {
  * inside the transaction that inserts the row; an action transition is ONE compare-and-set
  * `UPDATE … WHERE id = ? AND status IN (…)`, so two approvals can never both win. The queries a
  * model turn makes (room, message append and update, history, turn) are compiled once
- * (`createQueryCache`): building them with kysely on every call cost more than running them. The last
- * messages of recently used rooms are kept in memory, checked against the room's `last_seq` at every read
- * (`history-cache.ts` says why that is enough).
+ * (`createQueryCache`): building them with kysely on every call cost more than running them. Nothing of the
+ * rooms is kept in memory: every read sees what any process on the same database wrote (`apps/hal/bench/README.md`
+ * says why the history cache went).
  *
  * @example
  * const store = createKyselyRoomStore(deps.db, deps.clock);
@@ -134,16 +131,6 @@ export function createKyselyRoomStore(
   const nowIso = () => new Date(clock.now()).toISOString();
 
   const queries = createQueryCache();
-  const histories = createHistoryCache(options.historyRooms ?? 256);
-  /** Runs a write to messages or to a room's counter, with the history cache told before and after. */
-  const writing = async <T>(work: () => Promise<T>): Promise<T> => {
-    const end = histories.beginWrite();
-    try {
-      return await work();
-    } finally {
-      end();
-    }
-  };
   // A placeholder stands for a value of any column type while a shape is compiled.
   const value = <T>(placeholder: string) => placeholder as unknown as T;
 
@@ -325,12 +312,10 @@ export function createKyselyRoomStore(
     },
     async deleteDirectRoom(connectionId) {
       // Messages, turns and actions go with the room (ON DELETE CASCADE).
-      await writing(() => db.deleteFrom('ai_rooms').where('connection_id', '=', connectionId).execute());
-      histories.drop();
+      await db.deleteFrom('ai_rooms').where('connection_id', '=', connectionId).execute();
     },
 
     async appendMessage(input) {
-      const end = histories.beginWrite();
       try {
         const row = await db.transaction().execute(async (trx) => {
           const seq = await nextSeq(trx, input.roomId);
@@ -362,15 +347,10 @@ export function createKyselyRoomStore(
           );
           return row;
         });
-        // The cache gets its own copy: the caller may change the one it gets.
-        histories.appended(toMessage(row));
         return toMessage(row);
       } catch (error) {
-        histories.drop(input.roomId);
         if (isUniqueViolation(error)) throw new HalError('conflict', `Message ${input.id} exists`);
         throw error;
-      } finally {
-        end();
       }
     },
     async updateMessage(messageId, patch) {
@@ -383,21 +363,18 @@ export function createKyselyRoomStore(
       const columns = Object.keys(set) as Array<keyof typeof set>;
       if (columns.length === 0) return requireMessage(db, messageId);
       // One shape per set of changed columns (a turn uses two or three).
-      const [row] = await writing(() =>
-        queries.rows(
-          db,
-          `update message ${columns.join(',')}`,
-          (id, ...values) =>
-            db
-              .updateTable('ai_messages')
-              .set(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
-              .where('id', '=', id)
-              .returningAll(),
-          [messageId, ...columns.map((column) => set[column])],
-        ),
+      const [row] = await queries.rows(
+        db,
+        `update message ${columns.join(',')}`,
+        (id, ...values) =>
+          db
+            .updateTable('ai_messages')
+            .set(Object.fromEntries(columns.map((column, index) => [column, values[index]])))
+            .where('id', '=', id)
+            .returningAll(),
+        [messageId, ...columns.map((column) => set[column])],
       );
       if (!row) throw new HalError('not_found', `No message ${messageId}`);
-      histories.updated(toMessage(row));
       return toMessage(row);
     },
     async getMessage(messageId) {
@@ -412,23 +389,6 @@ export function createKyselyRoomStore(
       const afterSeq = options.afterSeq ?? 0;
       if (options.limit !== undefined) {
         const limit = Math.max(0, options.limit);
-        // A model call's history (no cursor) may come from memory. The counter first: if another process appends
-        // between the two reads, the rows are newer than the counter they are kept under, and the next read reads
-        // again.
-        const keep = histories.beginRead();
-        const [room] =
-          afterSeq === 0
-            ? await queries.rows(
-                db,
-                'room last seq',
-                (id) => db.selectFrom('ai_rooms').select('last_seq').where('id', '=', id),
-                [roomId],
-              )
-            : [];
-        if (room) {
-          const cached = histories.get(roomId, room.last_seq, limit);
-          if (cached) return cached;
-        }
         // The LAST `limit` messages: newest first, then back into seq order. (Every model call reads this.)
         const rows = await queries.rows(
           db,
@@ -443,9 +403,7 @@ export function createKyselyRoomStore(
               .limit(value<number>(limit)),
           [roomId, afterSeq, limit],
         );
-        const messages = rows.reverse().map(toMessage);
-        if (room && keep()) histories.set(roomId, room.last_seq, limit, messages);
-        return messages;
+        return rows.reverse().map(toMessage);
       }
       const rows = await db
         .selectFrom('ai_messages')
@@ -468,8 +426,7 @@ export function createKyselyRoomStore(
     },
     async clearMessages(roomId) {
       // The room's counter stays where it is, so client cursors stay valid.
-      await writing(() => db.deleteFrom('ai_messages').where('room_id', '=', roomId).execute());
-      histories.drop(roomId);
+      await db.deleteFrom('ai_messages').where('room_id', '=', roomId).execute();
     },
 
     async createTurn(turn) {
@@ -661,27 +618,6 @@ export function createKyselyRoomStore(
         return cancelled;
       });
     },
-  };
-  // Proposals and decisions move the room's counter too (their `change_seq`): the copy of its history is dropped.
-  const { createAction, transitionAction, cancelPendingActions } = store;
-  store.createAction = async (input) => {
-    try {
-      return await writing(() => createAction(input));
-    } finally {
-      histories.drop(input.roomId);
-    }
-  };
-  store.transitionAction = async (actionId, from, to, patch) => {
-    const record = await writing(() => transitionAction(actionId, from, to, patch));
-    if (record) histories.drop(record.roomId);
-    return record;
-  };
-  store.cancelPendingActions = async (roomId, at) => {
-    try {
-      return await writing(() => cancelPendingActions(roomId, at));
-    } finally {
-      histories.drop(roomId);
-    }
   };
   return store;
 }
