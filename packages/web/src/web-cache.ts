@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { WebPage } from './web-page.js';
 
 /** A cache of fetched pages, keyed by normalised URL. Owned by the host and handed to the fetcher. */
@@ -14,7 +15,7 @@ export interface WebCache {
 export interface WebCacheSettings {
   /** How long a page stays fresh (default 5 minutes). */
   ttlMs?: number;
-  /** Most entries held; the oldest goes first (default 50). */
+  /** Most entries held; the least recently used goes first (default 50). */
   maxEntries?: number;
   /** Milliseconds since the epoch (default `Date.now`). */
   now?: () => number;
@@ -32,25 +33,17 @@ export function createWebCache(settings: WebCacheSettings = {}): WebCache {
   const ttlMs = settings.ttlMs ?? 5 * 60_000;
   const maxEntries = settings.maxEntries ?? 50;
   const now = settings.now ?? Date.now;
-  const entries = new Map<string, { page: WebPage; expiresAt: number }>();
+  // `ttlResolution: 0` reads the clock on every check (lru-cache otherwise keeps one reading for a millisecond).
+  const entries = new LRUCache<string, WebPage>({
+    max: maxEntries,
+    ttl: ttlMs,
+    ttlResolution: 0,
+    perf: { now },
+  });
   return {
-    get(key) {
-      const entry = entries.get(key);
-      if (!entry) return undefined;
-      if (entry.expiresAt <= now()) {
-        entries.delete(key);
-        return undefined;
-      }
-      return entry.page;
-    },
+    get: (key) => entries.get(key),
     set(key, page) {
-      entries.delete(key);
-      entries.set(key, { page, expiresAt: now() + ttlMs });
-      while (entries.size > maxEntries) {
-        const oldest = entries.keys().next().value;
-        if (oldest === undefined) break;
-        entries.delete(oldest);
-      }
+      entries.set(key, page);
     },
     get size() {
       return entries.size;

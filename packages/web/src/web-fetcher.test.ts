@@ -261,7 +261,7 @@ describe('the cache', () => {
     expect(calls).toBe(2);
   });
 
-  it('holds at most maxEntries, dropping the oldest', () => {
+  it('holds at most maxEntries, dropping the least recently used', () => {
     const cache = createWebCache({ maxEntries: 2 });
     const page = (url: string) => ({
       url,
@@ -276,5 +276,10 @@ describe('the cache', () => {
     expect(cache.size).toBe(2);
     expect(cache.get('a')).toBeUndefined();
     expect(cache.get('c')?.text).toBe('c');
+    // A page read again is kept over one stored later but not read since.
+    expect(cache.get('b')?.text).toBe('b');
+    cache.set('d', page('d'));
+    expect(cache.get('b')?.text).toBe('b');
+    expect(cache.get('c')).toBeUndefined();
   });
 });

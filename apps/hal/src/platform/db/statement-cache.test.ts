@@ -57,7 +57,7 @@ describe('cachedStatements', () => {
     expect(prepare).toHaveBeenCalledTimes(3);
   });
 
-  it('drops the oldest text beyond its size and still answers', async () => {
+  it('drops the least recently used text beyond its size and still answers', async () => {
     const { db, database, prepare } = open(2);
     sqlite?.exec("insert into items values (1, 'a')");
     const a = () => db.selectFrom('items').select('id').execute();
@@ -67,8 +67,10 @@ describe('cachedStatements', () => {
     await b();
     await a();
     expect(prepare).toHaveBeenCalledTimes(2);
-    await c(); // drops a
+    await c(); // drops b: a was used since
     expect(await a()).toEqual([{ id: 1 }]);
+    expect(prepare).toHaveBeenCalledTimes(3);
+    expect(await b()).toEqual([{ name: 'a' }]);
     expect(database.cachedCount).toBe(2);
     expect(prepare).toHaveBeenCalledTimes(4);
   });
