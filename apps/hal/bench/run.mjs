@@ -389,6 +389,8 @@ async function openStream(host, roomId) {
     dispatcher: halAgent,
     headers: { cookie: host.cookie, accept: 'text/event-stream' },
     signal: controller.signal,
+    // A stream may stay quiet for minutes while other hosts are set up: it ends when the run aborts it.
+    bodyTimeout: 0,
   });
   if (response.statusCode !== 200) throw new Error(`events of ${roomId}: ${response.statusCode}`);
   readFrames(response, controller, (frame) => handleFrame(roomId, frame));
@@ -526,6 +528,9 @@ async function openFloorStream(id) {
     method: 'GET',
     dispatcher: floorAgent,
     signal: controller.signal,
+    // The floor sends no heartbeat: with several variants, setting up their 64 connections kept this stream
+    // silent past undici's 300 s body timeout, which ended the run.
+    bodyTimeout: 0,
   });
   readFrames(response, controller, (frame) => {
     const at = now();
@@ -701,8 +706,18 @@ try {
   for (let slot = 0; slot < CONCURRENT; slot += 1) await openFloorStream(`c${slot}`);
   await parallel(CONCURRENT, (slot) => viaFloor(`c${slot}`));
   for (const host of hosts) {
+    // After minutes of setting up the other hosts, a keep-alive socket to the fake may be closed by the fake just
+    // as HAL reuses it (seen with four variants on a loaded machine): a failed warm-up turn is noted, not fatal.
     await parallel(CONCURRENT, (index) =>
-      viaHal(host, directRoomOf(host, host.connections[index]), [host.connections[index].id], 'warm-up'),
+      viaHal(
+        host,
+        directRoomOf(host, host.connections[index]),
+        [host.connections[index].id],
+        'warm-up',
+      ).catch((error) => {
+        log(`warm-up turn failed on ${host.name}: ${error.message}`);
+        results.warmUpFailures = [...(results.warmUpFailures ?? []), `${host.name}: ${error.message}`];
+      }),
     );
   }
   await askFake('arrivals');
