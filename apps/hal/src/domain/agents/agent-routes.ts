@@ -4,7 +4,7 @@ import { HalError } from '@hal-ai/spec';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
-import { readJsonInput } from '../http/json-body.js';
+import { readJsonInput } from '../../platform/http/json-body.js';
 import { AGENT_NAME_PATTERN } from './agent-names.js';
 import type { AgentQueue } from './agent-queue.js';
 import { isAgentTokenShaped, type ResolveAgentToken } from './agent-token.js';

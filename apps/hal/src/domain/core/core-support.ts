@@ -56,7 +56,7 @@ export function createIdGenerator(
 }
 
 /** Input validation lives with the platform (the routes use it too); the core's areas import it from here. */
-export { parseInput } from '../platform/input-schema.js';
+export { parseInput } from '../../platform/input-schema.js';
 
 /** `404 not_found` for a missing record. */
 export function notFound(what: string, id: string): HalError {

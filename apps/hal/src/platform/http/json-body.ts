@@ -1,7 +1,7 @@
 import { HalError } from '@hal-ai/spec';
 import type { Context } from 'hono';
 import type * as v from 'valibot';
-import { parseInput } from '../platform/input-schema.js';
+import { parseInput } from '../input-schema.js';
 
 /**
  * Reads a request body that must be a JSON object; an empty body counts as `{}`. Anything else is
