@@ -1,3 +1,5 @@
+// Over 600 lines on purpose: a data table, the console's every message in Korean and English side by side, so a
+// translator reads one file; it holds no logic.
 /**
  * The console pages' messages (`/ops/*`, the login page and the connections screen), one table per language.
  * Keys are flat snake_case with a page prefix (`nav_`, `jobs_`, …); `{name}` marks a placeholder. `en`

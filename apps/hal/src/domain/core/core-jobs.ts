@@ -1,3 +1,5 @@
+// Over 600 lines for now: the job queue, its runner (claims, heartbeats, steps, cancellation) and the job functions
+// share the row mappers and the audited insert; the runner (createJobRunner) is the next part to move to its own file.
 import { HalError } from '@hal-ai/spec';
 import { type Selectable, sql } from 'kysely';
 import { isPostgres } from '../../platform/db/database-dialect.js';
