@@ -38,6 +38,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'postgres://… runs every store on that PostgreSQL database (several instances)',
   },
   {
+    name: 'HAL_PROVIDER_BODY_CACHE',
+    fallback: '1',
+    description: '0 encodes every model request body afresh (no cache of repeated parts)',
+  },
+  {
     name: 'HAL_TRUST_PROXY',
     fallback: '0',
     description: '1 behind a reverse proxy: trust X-Forwarded-Proto/-For',

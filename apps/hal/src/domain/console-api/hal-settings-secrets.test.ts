@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { executeTool } from '@hal-ai/tools';
+import { translate } from '@hal-ai/ui-panel/i18n';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createTestApp,
@@ -140,7 +141,9 @@ describe('confidential settings', () => {
     const page = await t.request('/ops/settings', { headers: { cookie: session.cookie } });
     const html = await page.text();
     expect(html).toContain('action="/ops/settings/secret"');
-    expect(html).toMatch(/<code>alerts\.webhook_secret<\/code>.*?not set/s);
+    expect(html).toMatch(
+      new RegExp(`<code>alerts\\.webhook_secret</code>.*?${translate('ko', 'settings_not_set')}`, 's'),
+    );
 
     t.clock.advance(11 * 60 * 1000);
     const stale = await form('/ops/settings/secret', { key: 'alerts.webhook_secret', value: secret });
@@ -157,7 +160,9 @@ describe('confidential settings', () => {
     expect(done.status).toBe(303);
     session = { ...session, cookie: sessionCookieFrom(done) as string };
     const after = await (await t.request('/ops/settings', { headers: { cookie: session.cookie } })).text();
-    expect(after).toMatch(/<code>alerts\.webhook_secret<\/code>.*?set · 설정됨/s);
+    expect(after).toMatch(
+      new RegExp(`<code>alerts\\.webhook_secret</code>.*?${translate('ko', 'settings_set_badge')}`, 's'),
+    );
     expect(after).not.toContain(secret);
     await assertNowhere(secret);
   });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
+import { translate } from '@hal-ai/ui-panel/i18n';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestSession } from '../../../test/foundation.test-support.js';
 import { OPERATION_TOOLS } from '../../ai/tools/hal-operation-tools.js';
@@ -10,6 +11,9 @@ import { LOCAL_SERVER_ID } from '../core/hal-core.js';
 import { OPERATION_FORMS } from '../pages/pages-operations.js';
 import { impactOf } from './operation-definition.js';
 import { HAL_OPERATIONS, isNoFace, OPERATION_NAMES, type OperationName } from './operation-registry.js';
+
+// The console speaks Korean by default: the three-step checkbox is found by its catalogue text.
+const READ_IMPACT = translate('ko', 'step_read_impact');
 
 /*
  * Every HAL operation has its JSON route, its console form and its AI tool (or says why not), and all three
@@ -205,9 +209,9 @@ describe('every HAL operation', () => {
       const form = await postForm(name, await SAMPLES[name]());
       if (high) {
         expect(form.status, name).toBe(200);
-        expect(form.html, name).toContain('I have read the impact');
+        expect(form.html, name).toContain(READ_IMPACT);
       } else {
-        expect(form.html, name).not.toContain('I have read the impact');
+        expect(form.html, name).not.toContain(READ_IMPACT);
         expect(form.status, name).toBeLessThan(500);
       }
     }
