@@ -18,8 +18,12 @@ export function defineHalVitestConfig(overrides: ViteUserConfig = {}): ViteUserC
       hookTimeout: 60_000,
       pool: 'forks',
       passWithNoTests: true,
-      // The JSON report feeds scripts/test-summary.mjs, which prints one closing line for the whole repo.
-      reporters: ['default', ['json', { outputFile: 'test-output/vitest-results.json' }]],
+      // The JSON report feeds scripts/test-summary.mjs, which prints one closing line for the whole repo. A second run
+      // of a package (apps/hal's PostgreSQL suites) names its own report file, so it never overwrites the first.
+      reporters: [
+        'default',
+        ['json', { outputFile: process.env.HAL_VITEST_JSON_REPORT ?? 'test-output/vitest-results.json' }],
+      ],
       ...overrides.test,
     },
   });

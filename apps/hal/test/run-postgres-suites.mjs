@@ -16,9 +16,15 @@ if (!process.env.HAL_TEST_DATABASE_URL?.trim()) {
   process.exit(0);
 }
 console.log('PostgreSQL suites: the core store tests on HAL_TEST_DATABASE_URL');
-const result = spawnSync('npx', ['vitest', 'run', 'src/core', `--outputFile.json=${report}`], {
+const result = spawnSync('npx', ['vitest', 'run', 'src/domain/core'], {
   cwd: app,
   stdio: 'inherit',
-  env: { ...process.env, HAL_TEST_DIALECT: 'postgres' },
+  env: { ...process.env, HAL_TEST_DIALECT: 'postgres', HAL_VITEST_JSON_REPORT: report },
 });
-process.exit(result.status ?? 1);
+if (result.status !== 0) process.exit(result.status ?? 1);
+// A moved folder must not turn this run into a silent pass over nothing.
+const ran = fs.existsSync(report) ? JSON.parse(fs.readFileSync(report, 'utf8')).numTotalTests : 0;
+if (!ran) {
+  console.error('PostgreSQL suites: no test ran (is src/domain/core still where the core store tests are?)');
+  process.exit(1);
+}
