@@ -71,7 +71,7 @@ describe('access log', () => {
   });
 
   it("keeps a trusted proxy's request id and client address, and ignores them from anyone else", async () => {
-    const headers = { 'x-request-id': 'a1b2c3d4e5f60718293a4b5c6d7e8f90', 'x-forwarded-for': '203.0.113.9' };
+    const headers = { 'x-request-id': randomBytes(16).toString('hex'), 'x-forwarded-for': '203.0.113.9' };
     const trusted = appWith(true);
     const response = await trusted.app.request('/ops/ai/oauth/callback', { headers });
     expect(response.headers.get('x-request-id')).toBe(headers['x-request-id']);
