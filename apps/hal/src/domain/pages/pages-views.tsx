@@ -856,6 +856,25 @@ export function AuditView(props: {
   );
 }
 
+/** The settings forms' server choice: every server (the empty value) or one live server, posted as `serverId`. */
+function ServerScopeSelect(props: {
+  label: string;
+  everyLabel: string;
+  servers: readonly { id: string; name: string }[];
+}) {
+  return (
+    <label>
+      {props.label}{' '}
+      <select name="serverId">
+        <option value="">{props.everyLabel}</option>
+        {props.servers.map((s) => (
+          <option value={s.id}>{s.name}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** `/ops/settings`: effective values (confidential masked), the set form and apply. */
 export function SettingsView(props: {
   settings: SettingList;
@@ -941,15 +960,7 @@ export function SettingsView(props: {
             <label>
               <input type="checkbox" name="unset" value="true" /> {t('settings_unset')}
             </label>
-            <label>
-              {t('label_scope')}{' '}
-              <select name="serverId">
-                <option value="">{t('global')}</option>
-                {live.map((s) => (
-                  <option value={s.id}>{s.name}</option>
-                ))}
-              </select>
-            </label>
+            <ServerScopeSelect label={t('label_scope')} everyLabel={t('global')} servers={live} />
             <button type="submit" class="button danger">
               {t('settings_set_submit')}
             </button>
@@ -974,15 +985,7 @@ export function SettingsView(props: {
             <label>
               <input type="checkbox" name="unset" value="true" /> {t('settings_remove')}
             </label>
-            <label>
-              {t('label_scope')}{' '}
-              <select name="serverId">
-                <option value="">{t('global')}</option>
-                {live.map((s) => (
-                  <option value={s.id}>{s.name}</option>
-                ))}
-              </select>
-            </label>
+            <ServerScopeSelect label={t('label_scope')} everyLabel={t('global')} servers={live} />
             <button type="submit" class="button primary">
               {t('settings_store')}
             </button>
@@ -993,15 +996,7 @@ export function SettingsView(props: {
           <h2>{t('settings_apply')}</h2>
           <form method="post" action="/ops/settings/apply" class="stack">
             <CsrfField token={csrf} />
-            <label>
-              {t('label_target')}{' '}
-              <select name="serverId">
-                <option value="">{t('all_servers')}</option>
-                {live.map((s) => (
-                  <option value={s.id}>{s.name}</option>
-                ))}
-              </select>
-            </label>
+            <ServerScopeSelect label={t('label_target')} everyLabel={t('all_servers')} servers={live} />
             <button type="submit" class="button danger">
               {t('settings_apply_submit')}
             </button>
