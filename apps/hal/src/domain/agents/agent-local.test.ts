@@ -7,6 +7,7 @@ import * as tar from 'tar';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ArtifactRef } from '../core/agent.js';
 import { createLocalAgent } from './agent-local.js';
+import { createMetricsReader } from './agent-metrics.js';
 
 let work: string;
 
@@ -108,6 +109,42 @@ describe('createLocalAgent', () => {
       load: [0.5, 0.25, 0.125],
       uptimeS: 1234,
     });
+  });
+
+  it('samples again when a second reading comes before the CPU counters moved, instead of answering unknown', async () => {
+    // Readings: 1st sample 100/1000; 2nd 400/2000 (first metrics → 30 %); the next metrics call reads the same
+    // counters again (no tick passed), then after the interval 600/2500 → (600-400)/(2500-2000) = 40 %.
+    const samples = [
+      { user: 100, idle: 900 },
+      { user: 400, idle: 1600 },
+      { user: 400, idle: 1600 },
+      { user: 600, idle: 1900 },
+    ];
+    let calls = 0;
+    let sleeps = 0;
+    const fakeOs = {
+      cpus: () => {
+        const sample = samples[Math.min(calls, samples.length - 1)] as { user: number; idle: number };
+        calls += 1;
+        return [{ times: { user: sample.user, nice: 0, sys: 0, idle: sample.idle, irq: 0 } }];
+      },
+      totalmem: () => 8_000,
+      freemem: () => 3_000,
+      loadavg: () => [0, 0, 0],
+      uptime: () => 10,
+    };
+    const readMetrics = createMetricsReader({
+      dataDir: work,
+      os: fakeOs,
+      statfs: async () => ({ bsize: 4096, blocks: 10, bavail: 4 }),
+      cpuSampleMs: 1,
+      sleep: async () => {
+        sleeps += 1;
+      },
+    });
+    expect((await readMetrics()).cpuPercent).toBe(30);
+    expect((await readMetrics()).cpuPercent).toBe(40);
+    expect(sleeps).toBe(2);
   });
 
   it('deploys, keeps the previous release, rolls back, and lists the actual state', async () => {

@@ -63,7 +63,8 @@ async function nearestExisting(target: string): Promise<string> {
 
 /**
  * Reads real machine metrics. CPU % compares the counters against the previous reading (the first reading
- * takes two samples `cpuSampleMs` apart), because a single `os.cpus()` snapshot only holds totals since boot.
+ * takes two samples `cpuSampleMs` apart, and so does a reading that comes before the counters moved), because a
+ * single `os.cpus()` snapshot only holds totals since boot.
  */
 export function createMetricsReader(settings: MetricsReaderSettings): () => Promise<ServerMetrics> {
   const system = settings.os ?? os;
@@ -79,7 +80,13 @@ export function createMetricsReader(settings: MetricsReaderSettings): () => Prom
       before = sampleCpu(system);
       await sleep(cpuSampleMs);
     }
-    const after = sampleCpu(system);
+    let after = sampleCpu(system);
+    // Two readings within one tick of the kernel's counters (a page rendered twice in a row) see no time pass:
+    // sample again after the interval instead of answering "unknown".
+    if (before && after && after.total <= before.total) {
+      await sleep(cpuSampleMs);
+      after = sampleCpu(system);
+    }
     last = after;
     let cpuPercent: number | null = null;
     if (before && after && after.total > before.total) {
