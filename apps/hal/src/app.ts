@@ -27,7 +27,7 @@ import type { AppEnv } from './platform/http/env.js';
 import { createErrorHandler, errorResponse } from './platform/http/http-errors.js';
 import { hostGuard } from './platform/http/public-origin.js';
 import { requireRecent } from './platform/http/require-recent.js';
-import { securityHeaders } from './platform/http/security-headers.js';
+import { type SecurityHeadersSettings, securityHeaders } from './platform/http/security-headers.js';
 import { sessionMiddleware } from './platform/http/session.js';
 import type { Logger } from './platform/logger.js';
 
@@ -58,6 +58,12 @@ function exceptPublic(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<
   return async (c, next) => (PUBLIC_OPS_PATHS.has(c.req.path) ? next() : middleware(c, next));
 }
 
+/** Settings of {@link createApp} that no configuration reaches: test-only switches of the host. */
+export interface AppSettings {
+  /** The security headers (tests of the sanitiser alone turn the Content-Security-Policy off). */
+  securityHeaders?: SecurityHeadersSettings;
+}
+
 /**
  * Builds the HAL host as a Hono app; it never listens (`startServer` does). Everything under
  * `/ops` except the login form goes through the session and CSRF middleware first, so
@@ -69,13 +75,13 @@ function exceptPublic(middleware: MiddlewareHandler<AppEnv>): MiddlewareHandler<
  * const app = createApp(deps);
  * const response = await app.request('/api/health');
  */
-export function createApp(deps: HalAppDeps): Hono<AppEnv> {
+export function createApp(deps: HalAppDeps, settings: AppSettings = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.onError(createErrorHandler(deps.logger));
   app.notFound((c) => errorResponse(c, new HalError('not_found', 'Not found')));
 
   app.use('*', accessLog(deps));
-  app.use('*', securityHeaders());
+  app.use('*', securityHeaders(settings.securityHeaders));
   app.use('*', hostGuard(deps.config));
   app.use('*', defaultBodyLimit(deps.config.bodyLimitBytes, deps.config.uploadLimitBytes));
 

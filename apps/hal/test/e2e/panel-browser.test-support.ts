@@ -47,11 +47,19 @@ function tsup(cwd: string): void {
 }
 
 /**
+ * Builds the panel's browser bundle when it is missing or older than its sources: what a test that serves HAL
+ * from its sources in-process (no `hal serve` child) needs.
+ */
+export function ensurePanelBundle(): void {
+  if (stale(path.join(panelDir, 'dist/browser/panel.js'), [path.join(panelDir, 'src')])) tsup(panelDir);
+}
+
+/**
  * Builds what the browser suite runs when it is missing or older than its sources (CI builds
  * first; this is for direct `vitest` runs): the panel bundle and `hal`'s `dist/cli.js`.
  */
 export function ensureBuilt(): string {
-  if (stale(path.join(panelDir, 'dist/browser/panel.js'), [path.join(panelDir, 'src')])) tsup(panelDir);
+  ensurePanelBundle();
   const cli = path.join(appDir, 'dist/cli.js');
   const libraries = ['spec', 'providers', 'tools', 'vault', 'rooms', 'mcp'].map((name) =>
     path.join(repoRoot, 'packages', name),

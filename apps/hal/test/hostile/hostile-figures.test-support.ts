@@ -13,6 +13,8 @@ export interface HostileFigures {
   secretsLeaked?: number;
   badExecutions?: number;
   blockedConnections?: number;
+  /** Scripts a hostile payload got to run in a real browser (a marker call, a dialog, a live handler or link). */
+  scriptsRun?: number;
 }
 
 declare module 'vitest' {
@@ -30,6 +32,7 @@ export function recordFigures(context: TestContext, category: string, figures: H
     secretsLeaked: figures.secretsLeaked ?? 0,
     badExecutions: figures.badExecutions ?? 0,
     blockedConnections: figures.blockedConnections ?? 0,
+    scriptsRun: figures.scriptsRun ?? 0,
   };
 }
 
