@@ -11,6 +11,7 @@ import {
   commandHelp,
   parseCommandArgs,
 } from './cli-command.js';
+import { doctorCliCommand } from './cli-doctor.js';
 import { environmentHelp } from './cli-environment.js';
 import { agentCliCommand } from './domain/agents/agent-command.js';
 import { createAuditLog } from './domain/audit/audit-log.js';
@@ -180,6 +181,7 @@ export const commands: Record<string, CliCommand> = {
       return 0;
     },
   },
+  doctor: doctorCliCommand,
   agent: agentCliCommand,
   mcp: mcpCliCommand,
 };
