@@ -43,6 +43,16 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: '0 encodes every model request body afresh (no cache of repeated parts)',
   },
   {
+    name: 'HAL_DATABASE_COMPILED_QUERIES',
+    fallback: '1',
+    description: '0 builds every hot SQL query afresh instead of binding values to its compiled shape',
+  },
+  {
+    name: 'HAL_DATABASE_STATEMENT_CACHE',
+    fallback: '1',
+    description: '0 lets SQLite prepare every statement afresh instead of reusing it per SQL text',
+  },
+  {
     name: 'HAL_TRUST_PROXY',
     fallback: '0',
     description: '1 behind a reverse proxy: trust X-Forwarded-Proto/-For',

@@ -273,6 +273,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       registry: tools,
       skill,
       instanceId: instances.id,
+      compiledQueries: config.databaseCompiledQueries,
       ...(edges.web ? { web: edges.web(runtime) } : {}),
     });
     return runtime;
@@ -299,7 +300,7 @@ async function openConfiguredDatabase(config: HalConfig, logger: Logger): Promis
   }
   const database =
     config.databaseUrl === undefined
-      ? openDatabase(databasePath(dataDir))
+      ? openDatabase(databasePath(dataDir), { statementCache: config.databaseStatementCache })
       : openPostgresDatabase(config.databaseUrl);
   try {
     await migrateToLatest(database.db);

@@ -81,6 +81,8 @@ export interface AiServiceSettings {
   debateStore?: DebateStore;
   /** The HAL process (`hal_instances.id`) the default store names on the turns, messages and actions it runs. */
   instanceId?: string;
+  /** The default store compiles its hot queries once per shape (default true; `HAL_DATABASE_COMPILED_QUERIES`). */
+  compiledQueries?: boolean;
   /**
    * Defaults, with the default store, to the hub shared with the other processes on the database
    * (`createSqliteRoomEventHub`: cards `hal mcp` posts reach this process's streams); with a given store, to an
@@ -153,7 +155,10 @@ export function createAiService(settings: AiServiceSettings): AiService {
   const tracked = settings.store
     ? undefined
     : trackRoomWrites(
-        createKyselyRoomStore(deps.db, deps.clock, { instanceId: settings.instanceId ?? null }),
+        createKyselyRoomStore(deps.db, deps.clock, {
+          instanceId: settings.instanceId ?? null,
+          compiledQueries: settings.compiledQueries ?? true,
+        }),
       );
   const store = settings.store ?? (tracked as NonNullable<typeof tracked>).store;
   const localEvents = () =>

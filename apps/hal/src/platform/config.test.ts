@@ -18,6 +18,8 @@ describe('loadConfig', () => {
       trustProxy: false,
       bodyLimitBytes: DEFAULT_CONFIG.bodyLimitBytes,
       providerBodyCache: true,
+      databaseCompiledQueries: true,
+      databaseStatementCache: true,
     });
   });
 
@@ -33,6 +35,8 @@ describe('loadConfig', () => {
       HAL_TRUST_PROXY: '1',
       HAL_DATABASE_URL: 'postgres://hal@127.0.0.1:5432/hal',
       HAL_PROVIDER_BODY_CACHE: '0',
+      HAL_DATABASE_COMPILED_QUERIES: '0',
+      HAL_DATABASE_STATEMENT_CACHE: '0',
     });
     expect(config).toMatchObject({
       dataDir: '/tmp/hal-x',
@@ -45,6 +49,8 @@ describe('loadConfig', () => {
       trustProxy: true,
       databaseUrl: 'postgres://hal@127.0.0.1:5432/hal',
       providerBodyCache: false,
+      databaseCompiledQueries: false,
+      databaseStatementCache: false,
     });
   });
 

@@ -51,6 +51,13 @@ export interface HalConfig {
    * cache per HAL (`HAL_PROVIDER_BODY_CACHE`, default on; `0` sends `JSON.stringify` of every body).
    */
   providerBodyCache: boolean;
+  /**
+   * The hot queries (a model turn's, the session check) are compiled by kysely once per shape and only bound
+   * afterwards (`HAL_DATABASE_COMPILED_QUERIES`, default on; `0` builds every query afresh).
+   */
+  databaseCompiledQueries: boolean;
+  /** SQLite reuses prepared statements per SQL text (`HAL_DATABASE_STATEMENT_CACHE`, default on). */
+  databaseStatementCache: boolean;
 }
 
 /** The defaults every unset variable falls back to. */
@@ -70,6 +77,8 @@ export const DEFAULT_CONFIG: Readonly<HalConfig> = Object.freeze({
   publicUrl: undefined,
   passwordHashing: DEFAULT_SCRYPT_PARAMS,
   providerBodyCache: true,
+  databaseCompiledQueries: true,
+  databaseStatementCache: true,
 });
 
 function readInteger(
@@ -181,5 +190,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HalConfig {
     publicUrl: readPublicUrl(env.HAL_PUBLIC_URL),
     passwordHashing: DEFAULT_CONFIG.passwordHashing,
     providerBodyCache: readFlag(env, 'HAL_PROVIDER_BODY_CACHE', DEFAULT_CONFIG.providerBodyCache),
+    databaseCompiledQueries: readFlag(
+      env,
+      'HAL_DATABASE_COMPILED_QUERIES',
+      DEFAULT_CONFIG.databaseCompiledQueries,
+    ),
+    databaseStatementCache: readFlag(
+      env,
+      'HAL_DATABASE_STATEMENT_CACHE',
+      DEFAULT_CONFIG.databaseStatementCache,
+    ),
   };
 }

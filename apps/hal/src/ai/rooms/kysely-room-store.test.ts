@@ -32,6 +32,31 @@ describeRoomStoreContract(
   { describe, it, expect },
 );
 
+// The same contract with the hot queries built by kysely on every call and no statement cache: what
+// `HAL_DATABASE_COMPILED_QUERIES=0 HAL_DATABASE_STATEMENT_CACHE=0` run, for the bench's on/off comparison.
+describeRoomStoreContract(
+  'kysely over a SQLite file, without compiled queries or the statement cache',
+  async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-rooms-'));
+    const database = openDatabase(path.join(dir, 'hal.db'), { statementCache: false });
+    await migrateToLatest(database.db);
+    return {
+      store: createKyselyRoomStore(
+        database.db,
+        { now: () => Date.parse('2026-11-30T12:00:00Z') },
+        {
+          compiledQueries: false,
+        },
+      ),
+      async close() {
+        await database.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  { describe, it, expect },
+);
+
 // The same contract on PostgreSQL (SPEC §15), when a test server is given (else skipped, saying why).
 if (TEST_DATABASE_URL === undefined) {
   describe.skip(`RoomStore contract: kysely over PostgreSQL (${POSTGRES_SKIP_REASON})`, () => {

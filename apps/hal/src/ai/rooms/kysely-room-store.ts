@@ -105,6 +105,8 @@ export interface KyselyRoomStoreOptions {
    * executing, name it, so another instance's start-up leaves them alone while this one heartbeats. Default null.
    */
   instanceId?: string | null;
+  /** Compile the hot queries once per shape (default true; see `createQueryCache`). */
+  compiledQueries?: boolean;
 }
 
 /**
@@ -130,7 +132,7 @@ export function createKyselyRoomStore(
   const instanceId = options.instanceId ?? null;
   const nowIso = () => new Date(clock.now()).toISOString();
 
-  const queries = createQueryCache();
+  const queries = createQueryCache({ reuse: options.compiledQueries ?? true });
   // A placeholder stands for a value of any column type while a shape is compiled.
   const value = <T>(placeholder: string) => placeholder as unknown as T;
 

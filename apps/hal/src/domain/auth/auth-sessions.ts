@@ -36,6 +36,8 @@ export interface SessionStoreSettings {
   random?: (bytes: number) => Buffer;
   /** Length of the `requireRecent` window opened by login and re-auth, in seconds. */
   reauthWindowS: number;
+  /** Compile the session queries once per shape (default true; see `createQueryCache`). */
+  compiledQueries?: boolean;
 }
 
 /** Server-side sessions. Only a SHA-256 of the cookie token is stored. */
@@ -62,7 +64,7 @@ export function createSessionStore(settings: SessionStoreSettings): SessionStore
   const { db, clock } = settings;
   const random = settings.random ?? randomBytes;
   const windowMs = settings.reauthWindowS * 1000;
-  const queries = createQueryCache();
+  const queries = createQueryCache({ reuse: settings.compiledQueries ?? true });
 
   async function insert(
     operator: Operator,

@@ -53,6 +53,18 @@ describe('createQueryCache', () => {
     expect(queries.size).toBe(1);
   });
 
+  it('with reuse off builds every query from its values, with the same results', async () => {
+    const kysely = await open();
+    const queries = createQueryCache({ reuse: false });
+    const build = vi.fn((kind: string) =>
+      kysely.selectFrom('items').select('id').where('kind', '=', kind).orderBy('id'),
+    );
+    expect(await queries.rows(kysely, 'by kind', build, ['x'])).toEqual([{ id: 'a' }, { id: 'c' }]);
+    expect(await queries.rows(kysely, 'by kind', build, ['y'])).toEqual([{ id: 'b' }]);
+    expect(build.mock.calls).toEqual([['x'], ['y']]);
+    expect(queries.size).toBe(0);
+  });
+
   it('runs writes, in a transaction too, and reports the rows changed', async () => {
     const kysely = await open();
     const queries = createQueryCache();

@@ -11,6 +11,12 @@ type Slot = { arg: number } | { value: unknown };
 const marker = (index: number) => `\u0000hal-compiled-arg-${index}\u0000`;
 const MARKER_PATTERN = /\u0000hal-compiled-arg-(\d+)\u0000/;
 
+/** Settings of {@link createQueryCache}. */
+export interface QueryCacheSettings {
+  /** Compile each shape once and bind values afterwards (default true); false builds every query from its values. */
+  reuse?: boolean;
+}
+
 /**
  * Kysely builds and compiles a query on every call: for a short query that costs several times what SQLite then
  * spends running it (measured: ~40 µs of building per ~10 µs select). A query cache compiles each named query
@@ -21,11 +27,15 @@ const MARKER_PATTERN = /\u0000hal-compiled-arg-(\d+)\u0000/;
  * Each placeholder must be used as a whole value (`where('id', '=', id)`, a column in `values({...})`), never
  * inside an expression that alters it: compiling fails when a placeholder appears changed.
  *
+ * The host owns the switch (`HAL_DATABASE_COMPILED_QUERIES`, default on; `apps/hal/bench/README.md` has what it
+ * buys): with `reuse: false` every call builds the query with kysely from its values, as plain kysely code would.
+ *
  * @example
  * const queries = createQueryCache();
  * const row = await queries.run(db, 'room by id', (id) => db.selectFrom('ai_rooms').selectAll().where('id', '=', id), [roomId]);
  */
-export function createQueryCache() {
+export function createQueryCache(settings: QueryCacheSettings = {}) {
+  const reuse = settings.reuse ?? true;
   const shapes = new Map<string, { sql: string; slots: Slot[]; arity: number }>();
 
   const compileShape = (key: string, build: (...placeholders: string[]) => Compilable, arity: number) => {
@@ -59,6 +69,7 @@ export function createQueryCache() {
       build: (...placeholders: string[]) => Compilable<R>,
       args: readonly unknown[],
     ): CompiledQuery<R> {
+      if (!reuse) return build(...(args as string[])).compile();
       const shape = shapes.get(key) ?? compileShape(key, build, args.length);
       if (shape.arity !== args.length) {
         throw new Error(`query "${key}": compiled for ${shape.arity} values, given ${args.length}`);

@@ -19,6 +19,15 @@ export interface SqliteOpenDatabase {
  */
 export type OpenDatabase = SqliteOpenDatabase | PostgresOpenDatabase;
 
+/** Settings of {@link openDatabase}. */
+export interface SqliteDatabaseSettings {
+  /**
+   * Reuse prepared statements per SQL text (default true; the host's `HAL_DATABASE_STATEMENT_CACHE`,
+   * `apps/hal/bench/README.md` has what it buys). False lets kysely prepare every query again.
+   */
+  statementCache?: boolean;
+}
+
 /**
  * Opens (creating if needed) a SQLite database for HAL: WAL so `hal mcp` can read while `hal serve`
  * writes, `synchronous = NORMAL` (no fsync per commit), a 5 s busy timeout for the moments both
@@ -29,7 +38,7 @@ export type OpenDatabase = SqliteOpenDatabase | PostgresOpenDatabase;
  * @example
  * const { db, close } = openDatabase('/var/lib/hal/hal.db');
  */
-export function openDatabase(file: string): SqliteOpenDatabase {
+export function openDatabase(file: string, settings: SqliteDatabaseSettings = {}): SqliteOpenDatabase {
   // The file and its WAL/SHM are 0600 (SQLite gives the companions the main file's mode).
   if (file !== ':memory:' && !file.startsWith('file:')) preparePrivateDatabaseFile(file);
   const sqlite = new BetterSqlite3(file);
@@ -42,7 +51,8 @@ export function openDatabase(file: string): SqliteOpenDatabase {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   // Prepared statements are reused per SQL text: kysely would otherwise prepare every query again.
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cachedStatements(sqlite) }) });
+  const database = (settings.statementCache ?? true) ? cachedStatements(sqlite) : sqlite;
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
   let closed = false;
   return {
     dialect: 'sqlite',

@@ -13,7 +13,8 @@ import type { AppEnv } from './env.js';
 export interface SessionDeps {
   db: Kysely<Database>;
   clock: Clock;
-  config: Pick<HalConfig, 'reauthWindowS' | 'trustProxy'>;
+  config: Pick<HalConfig, 'reauthWindowS' | 'trustProxy'> &
+    Partial<Pick<HalConfig, 'databaseCompiledQueries'>>;
   /** Randomness for session and CSRF tokens. */
   random: (bytes: number) => Buffer;
 }
@@ -28,6 +29,7 @@ export function sessionStoreFor(deps: SessionDeps): SessionStore {
     clock: deps.clock,
     random: deps.random,
     reauthWindowS: deps.config.reauthWindowS,
+    compiledQueries: deps.config.databaseCompiledQueries ?? true,
   });
 }
 
