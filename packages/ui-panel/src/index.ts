@@ -19,8 +19,6 @@ export {
   rememberOpener,
   withReauth,
 } from './panel-dialogs.js';
-export type { PanelLocale, PanelMessageKey, Translate } from './panel-i18n.js';
-export { createTranslator, PANEL_MESSAGES } from './panel-i18n.js';
 export type { MarkdownRenderer, MarkdownRendererSettings } from './panel-markdown.js';
 export { createMarkdownRenderer } from './panel-markdown.js';
 export {

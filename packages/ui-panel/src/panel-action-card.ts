@@ -1,12 +1,12 @@
 import type { Action } from '@hal-ai/spec';
+import type { Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
-import type { Translate } from './panel-i18n.js';
 import { renderTaintWarning } from './panel-web-context.js';
 
 /** What a proposal card needs of the render context. */
 export interface ActionCardContext {
   document: Document;
-  t: Translate;
+  t: Translator;
 }
 
 /**
@@ -98,7 +98,7 @@ function renderImpact(context: ActionCardContext, impact: ActionImpactView): HTM
   const { document, t } = context;
   const { summary, change, ...facts } = impact;
   const section = createElement(document, 'div', { class: 'hal-action-impact', role: 'group' }, [
-    createElement(document, 'strong', { class: 'hal-impact-title' }, [t('impact')]),
+    createElement(document, 'strong', { class: 'hal-impact-title' }, [t('panel_impact')]),
     typeof summary === 'string'
       ? createElement(document, 'p', { class: 'hal-impact-summary' }, [summary])
       : null,
@@ -148,24 +148,24 @@ export function renderActionCard(
   });
   card.append(
     createElement(document, 'header', { id: titleId }, [
-      createElement(document, 'strong', {}, [`${t('proposal')}: `]),
+      createElement(document, 'strong', {}, [`${t('panel_proposal')}: `]),
       createElement(document, 'code', { class: 'hal-action-tool' }, [action.tool]),
       createElement(document, 'span', { class: 'hal-risk', 'data-risk': action.risk }, [
-        t(`risk_${action.risk}` as never),
+        t(`risk_${action.risk}`),
       ]),
     ]),
   );
   const args = isRecord(action.args) ? action.args : null;
   card.append(
     createElement(document, 'div', { class: 'hal-action-section' }, [
-      createElement(document, 'strong', {}, [t('args')]),
+      createElement(document, 'strong', {}, [t('panel_args')]),
       args && Object.keys(args).length > 0
         ? renderValueList(document, args, 'hal-action-args')
         : createElement(document, 'p', { class: 'hal-action-args-empty' }, [
-            args ? t('noArgs') : readable(action.args),
+            args ? t('panel_no_args') : readable(action.args),
           ]),
       createElement(document, 'details', { class: 'hal-action-raw' }, [
-        createElement(document, 'summary', {}, [t('rawJson')]),
+        createElement(document, 'summary', {}, [t('panel_raw_json')]),
         createElement(document, 'pre', {}, [createElement(document, 'code', {}, [json(action.args)])]),
       ]),
     ]),
@@ -178,14 +178,14 @@ export function renderActionCard(
           document,
           'div',
           { class: 'hal-impact-refusal', role: 'alert', 'data-code': answer.refusal.code },
-          [`${t('wouldRefuse')} ${answer.refusal.code}: ${answer.refusal.message}`],
+          [`${t('panel_would_refuse')} ${answer.refusal.code}: ${answer.refusal.message}`],
         ),
       );
     }
   }
   card.append(
     createElement(document, 'dl', { class: 'hal-action-facts' }, [
-      action.identifiers.length ? createElement(document, 'dt', {}, [t('identifiers')]) : null,
+      action.identifiers.length ? createElement(document, 'dt', {}, [t('panel_identifiers')]) : null,
       action.identifiers.length
         ? createElement(
             document,
@@ -194,9 +194,9 @@ export function renderActionCard(
             action.identifiers.map((id) => createElement(document, 'code', {}, [id])),
           )
         : null,
-      createElement(document, 'dt', {}, [t('state')]),
+      createElement(document, 'dt', {}, [t('panel_state')]),
       createElement(document, 'dd', { class: 'hal-action-state', role: 'status' }, [
-        t(`action_${action.status}` as never),
+        t(`panel_action_${action.status}`),
       ]),
     ]),
   );
@@ -204,7 +204,7 @@ export function renderActionCard(
   if (action.status === 'executed' && action.result !== null && action.result !== undefined) {
     card.append(
       createElement(document, 'details', { class: 'hal-action-result' }, [
-        createElement(document, 'summary', {}, [t('result')]),
+        createElement(document, 'summary', {}, [t('panel_result')]),
         isRecord(action.result)
           ? renderValueList(document, action.result, 'hal-result-values')
           : createElement(document, 'p', {}, [readable(action.result)]),
@@ -222,10 +222,10 @@ export function renderActionCard(
     card.append(
       createElement(document, 'div', { class: 'hal-action-buttons' }, [
         createElement(document, 'button', { type: 'button', class: 'hal-approve', 'data-act': 'approve' }, [
-          t('approve'),
+          t('panel_approve'),
         ]),
         createElement(document, 'button', { type: 'button', class: 'hal-reject', 'data-act': 'reject' }, [
-          t('reject'),
+          t('panel_reject'),
         ]),
       ]),
     );

@@ -2,6 +2,7 @@
 // tabs, composer, approvals). Rendering already lives apart (panel-room-view, panel-status-bar,
 // panel-action-card); the composer's completion is the next part to move out.
 import type { Action, Connection, Room, RoomMessage } from '@hal-ai/spec';
+import { createTranslator, resolveLocale, type Translator } from './i18n/index.js';
 import { type ActionImpactAnswer, toImpactAnswer } from './panel-action-card.js';
 import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
 import {
@@ -11,7 +12,6 @@ import {
   rememberOpener,
   withReauth,
 } from './panel-dialogs.js';
-import { createTranslator, type Translate } from './panel-i18n.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from './panel-markdown.js';
 import { listenForOAuthResult, openOAuthPopup } from './panel-oauth.js';
 import { createElement, type RenderContext, renderTabs } from './panel-render.js';
@@ -89,7 +89,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   const window = document.defaultView as Window;
   const api = settings.api ?? createPanelApi();
   const openPopup = settings.openPopup ?? ((url: string) => openOAuthPopup(window, url));
-  const t: Translate = createTranslator(settings.locale ?? document.documentElement.lang ?? 'ko');
+  const t: Translator = createTranslator(resolveLocale(settings.locale ?? document.documentElement.lang));
   const connections = new Map<string, Connection>();
   const context: RenderContext = {
     document,
@@ -117,7 +117,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     class: 'hal-resize',
     role: 'separator',
     'aria-orientation': 'vertical',
-    'aria-label': t('resize'),
+    'aria-label': t('panel_resize'),
     tabindex: '0',
   });
   const tabsHost = createElement(document, 'nav', { class: 'hal-tabs-host' });
@@ -132,8 +132,8 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   const textarea = createElement(document, 'textarea', {
     class: 'hal-input',
     rows: '3',
-    'aria-label': t('composer'),
-    placeholder: t('composerHint'),
+    'aria-label': t('panel_composer'),
+    placeholder: t('panel_composer_hint'),
     'aria-autocomplete': 'list',
     'aria-controls': 'hal-suggestions',
   }) as HTMLTextAreaElement;
@@ -144,7 +144,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     hidden: '',
   });
   const sendButton = createElement(document, 'button', { type: 'submit', class: 'hal-send hal-primary' }, [
-    t('send'),
+    t('panel_send'),
   ]) as HTMLButtonElement;
   const composerNote = createElement(document, 'p', { class: 'hal-composer-note', role: 'status' });
   const webToggle = createElement(document, 'input', {
@@ -156,9 +156,9 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     suggestions,
     textarea,
     createElement(document, 'div', { class: 'hal-composer-row' }, [
-      createElement(document, 'label', { class: 'hal-web-pref', title: t('webAutoFetchHint') }, [
+      createElement(document, 'label', { class: 'hal-web-pref', title: t('panel_web_auto_fetch_hint') }, [
         webToggle,
-        ` ${t('webAutoFetch')}`,
+        ` ${t('panel_web_auto_fetch')}`,
       ]),
       composerNote,
       sendButton,
@@ -171,7 +171,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     composer,
   ]);
   const head = createElement(document, 'div', { class: 'hal-panel-head' }, [
-    createElement(document, 'strong', {}, [t('panelTitle')]),
+    createElement(document, 'strong', {}, [t('panel_title')]),
     toggle,
   ]);
   root.replaceChildren(handle, head, body);
@@ -200,8 +200,8 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     body.hidden = !prefs.panelOpen;
     toggle.setAttribute('aria-expanded', String(prefs.panelOpen));
     toggle.textContent = prefs.panelOpen ? '×' : '‹ AI';
-    toggle.setAttribute('aria-label', prefs.panelOpen ? t('close') : t('open'));
-    toggle.title = prefs.panelOpen ? t('close') : t('open');
+    toggle.setAttribute('aria-label', prefs.panelOpen ? t('panel_close') : t('panel_open'));
+    toggle.title = prefs.panelOpen ? t('panel_close') : t('panel_open');
     // CSSOM, not a style attribute: allowed under `style-src 'self'`.
     document.documentElement.style.setProperty(
       '--panel-width',
@@ -310,7 +310,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     const input = createElement(document, 'input', {
       type: 'text',
       class: 'hal-rename',
-      'aria-label': t('name'),
+      'aria-label': t('label_name'),
     }) as HTMLInputElement;
     input.value = title.textContent ?? '';
     title.replaceWith(input);
@@ -396,7 +396,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     textarea.disabled = blocked;
     sendButton.disabled = blocked;
     composerNote.textContent = blocked
-      ? `${t('cannotSend')} (${t(`status_${connection?.status}` as never)})`
+      ? `${t('panel_cannot_send')} (${t(`status_${connection?.status}`)})`
       : '';
     composerNote.classList.toggle('hal-blocked', blocked);
   }

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { clampPanelWidth, completionAt } from './panel-app.js';
-import { createTranslator } from './panel-i18n.js';
 
 describe('completionAt', () => {
   it('completes @mentions anywhere and slash commands only at the start', () => {
@@ -21,13 +20,5 @@ describe('clampPanelWidth', () => {
     expect(clampPanelWidth(5000)).toBe(960);
     expect(clampPanelWidth(512.4)).toBe(512);
     expect(clampPanelWidth(Number.NaN)).toBe(380);
-  });
-});
-
-describe('createTranslator', () => {
-  it('speaks Korean by default and English on request', () => {
-    expect(createTranslator()('unified')).toBe('통합');
-    expect(createTranslator('en')('unified')).toBe('Unified');
-    expect(createTranslator('fr')('approve')).toBe('승인');
   });
 });

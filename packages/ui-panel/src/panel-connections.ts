@@ -10,7 +10,6 @@ import {
 } from './panel-connections-form.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
-import { createTranslator as createPanelTranslator } from './panel-i18n.js';
 import { openTerminalDialog } from './panel-terminal.js';
 import { openLoginTerminal } from './panel-terminal-login.js';
 
@@ -81,7 +80,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
   const t = createTranslator(locale);
   const formats = createFormatters(locale);
   // The shared dialogs (re-authentication, login terminal) still read the panel's own strings.
-  const dialogs: DialogContext = { document, t: createPanelTranslator(locale), api };
+  const dialogs: DialogContext = { document, t, api };
   const openPopup =
     settings.openPopup ?? ((url: string) => window.open(url, 'hal-oauth', 'popup,width=560,height=720'));
   let list: ConnectionList = { connections: [], providers: [], callbackUrl: '' };

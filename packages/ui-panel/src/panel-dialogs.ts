@@ -1,11 +1,11 @@
+import type { Translator } from './i18n/index.js';
 import { type PanelApi, PanelHttpError } from './panel-api.js';
-import type { Translate } from './panel-i18n.js';
 import { createElement } from './panel-render.js';
 
 /** What the dialogs need. */
 export interface DialogContext {
   document: Document;
-  t: Translate;
+  t: Translator;
   api: PanelApi;
 }
 
@@ -120,24 +120,26 @@ function finish(dialog: HTMLDialogElement): void {
  */
 export function openReauthDialog(context: DialogContext): Promise<boolean> {
   const { document, t, api } = context;
-  const dialog = openDialog(context, 'hal-reauth', t('reauthTitle'));
+  const dialog = openDialog(context, 'hal-reauth', t('panel_reauth_title'));
   const form = createElement(document, 'form', { method: 'dialog' }) as HTMLFormElement;
   const input = createElement(document, 'input', {
     type: 'password',
     name: 'password',
     autocomplete: 'current-password',
     required: '',
-    'aria-label': t('password'),
+    'aria-label': t('panel_password'),
   }) as HTMLInputElement;
   const error = createElement(document, 'p', { class: 'hal-dialog-error', role: 'alert' });
-  const cancel = createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [t('cancel')]);
+  const cancel = createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [
+    t('panel_cancel'),
+  ]);
   form.append(
-    createElement(document, 'p', {}, [t('reauthBody')]),
-    createElement(document, 'label', {}, [t('password'), input]),
+    createElement(document, 'p', {}, [t('panel_reauth_body')]),
+    createElement(document, 'label', {}, [t('panel_password'), input]),
     error,
     createElement(document, 'div', { class: 'hal-dialog-buttons' }, [
       cancel,
-      createElement(document, 'button', { type: 'submit', class: 'hal-primary' }, [t('confirm')]),
+      createElement(document, 'button', { type: 'submit', class: 'hal-primary' }, [t('panel_confirm')]),
     ]),
   );
   dialog.append(form);
@@ -192,7 +194,7 @@ export function openThreeStepDialog(
 ): Promise<ThreeStepConfirmation | null> {
   const { document, t } = context;
   const identifiers = Array.isArray(details.identifiers) ? details.identifiers.map(String) : [];
-  const dialog = openDialog(context, 'hal-three-step', t('threeStepTitle'));
+  const dialog = openDialog(context, 'hal-three-step', t('panel_three_step_title'));
   const body = createElement(document, 'div', { class: 'hal-step' });
   dialog.append(body);
   dialog.showModal();
@@ -203,15 +205,15 @@ export function openThreeStepDialog(
     };
     dialog.addEventListener('cancel', cancelWith);
     const cancelButton = () =>
-      createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [t('cancel')]);
+      createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [t('panel_cancel')]);
 
     function stepOne(): void {
       const next = createElement(document, 'button', { type: 'button', class: 'hal-primary hal-step-next' }, [
-        t('next'),
+        t('panel_next'),
       ]);
       const cancel = cancelButton();
       body.replaceChildren(
-        createElement(document, 'h3', {}, [t('stepImpact')]),
+        createElement(document, 'h3', {}, [t('panel_step_impact')]),
         createElement(document, 'pre', { class: 'hal-impact' }, [impactText(details.impact)]),
         createElement(document, 'div', { class: 'hal-dialog-buttons' }, [cancel, next]),
       );
@@ -229,14 +231,14 @@ export function openThreeStepDialog(
             autocomplete: 'off',
             spellcheck: 'false',
             'data-index': String(index),
-            'aria-label': `${identifier} — ${t('retype')}`,
+            'aria-label': `${identifier} — ${t('panel_retype')}`,
           }) as HTMLInputElement,
       );
       const next = createElement(
         document,
         'button',
         { type: 'button', class: 'hal-primary hal-step-next', disabled: '' },
-        [t('next')],
+        [t('panel_next')],
       ) as HTMLButtonElement;
       const cancel = cancelButton();
       const check = () => {
@@ -244,7 +246,7 @@ export function openThreeStepDialog(
       };
       for (const input of inputs) input.addEventListener('input', check);
       body.replaceChildren(
-        createElement(document, 'h3', {}, [t('stepIdentifiers')]),
+        createElement(document, 'h3', {}, [t('panel_step_identifiers')]),
         ...identifiers.map((identifier, index) =>
           createElement(document, 'label', {}, [
             createElement(document, 'code', {}, [identifier]),
@@ -264,11 +266,11 @@ export function openThreeStepDialog(
         document,
         'button',
         { type: 'button', class: 'hal-danger hal-step-execute' },
-        [t('execute')],
+        [t('panel_execute')],
       );
       const cancel = cancelButton();
       body.replaceChildren(
-        createElement(document, 'h3', {}, [t('stepExecute')]),
+        createElement(document, 'h3', {}, [t('panel_step_execute')]),
         createElement(document, 'p', {}, [typed.join(', ')]),
         createElement(document, 'div', { class: 'hal-dialog-buttons' }, [cancel, execute]),
       );
@@ -292,18 +294,20 @@ export function openThreeStepDialog(
 /** Asks for a reason to reject a proposal; resolves the reason, or `null` on cancel. */
 export function openRejectDialog(context: DialogContext): Promise<string | null> {
   const { document, t } = context;
-  const dialog = openDialog(context, 'hal-reject-dialog', t('rejectReason'));
+  const dialog = openDialog(context, 'hal-reject-dialog', t('panel_reject_reason'));
   const form = createElement(document, 'form', { method: 'dialog' }) as HTMLFormElement;
   const reason = createElement(document, 'textarea', {
     rows: '3',
-    'aria-label': t('rejectReason'),
+    'aria-label': t('panel_reject_reason'),
   }) as HTMLTextAreaElement;
-  const cancel = createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [t('cancel')]);
+  const cancel = createElement(document, 'button', { type: 'button', class: 'hal-cancel' }, [
+    t('panel_cancel'),
+  ]);
   form.append(
     reason,
     createElement(document, 'div', { class: 'hal-dialog-buttons' }, [
       cancel,
-      createElement(document, 'button', { type: 'submit', class: 'hal-danger' }, [t('reject')]),
+      createElement(document, 'button', { type: 'submit', class: 'hal-danger' }, [t('panel_reject')]),
     ]),
   );
   dialog.append(form);

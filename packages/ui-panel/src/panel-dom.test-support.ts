@@ -1,6 +1,6 @@
 import type { Action, Connection, RoomMessage } from '@hal-ai/spec';
 import { JSDOM } from 'jsdom';
-import { createTranslator } from './panel-i18n.js';
+import { createTranslator, resolveLocale } from './i18n/index.js';
 import { createMarkdownRenderer } from './panel-markdown.js';
 import type { RenderContext } from './panel-render.js';
 
@@ -14,7 +14,7 @@ export function createTestContext(connections: Connection[] = [], locale = 'ko')
   const window = createTestWindow();
   return {
     document: window.document,
-    t: createTranslator(locale),
+    t: createTranslator(resolveLocale(locale)),
     markdown: createMarkdownRenderer({ window: window as never }),
     connections: new Map(connections.map((connection) => [connection.id, connection])),
   };

@@ -1,6 +1,6 @@
 import type { Connection, ContentBlock, Room, RoomMessage } from '@hal-ai/spec';
+import type { Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
-import type { Translate } from './panel-i18n.js';
 import type { MarkdownRenderer } from './panel-markdown.js';
 import { renderContextBlock } from './panel-web-context.js';
 
@@ -9,7 +9,7 @@ export { createElement } from './panel-dom.js';
 /** What the pure renderers need: a document to build in, strings, markdown and connection names. */
 export interface RenderContext {
   document: Document;
-  t: Translate;
+  t: Translator;
   markdown: MarkdownRenderer;
   /** Connections by id (names, status). */
   connections: ReadonlyMap<string, Connection>;
@@ -46,12 +46,17 @@ function renderBlock(context: RenderContext, message: RoomMessage, block: Conten
         ? createElement(document, 'div', { class: 'hal-text' }, [block.text])
         : markdownBlock(context, block.text);
     case 'tool-call':
-      return details(context, 'hal-tool-call', `${t('toolCall')}: ${block.toolName}`, json(block.input));
+      return details(
+        context,
+        'hal-tool-call',
+        `${t('panel_tool_call')}: ${block.toolName}`,
+        json(block.input),
+      );
     case 'tool-result':
       return details(
         context,
         block.isError ? 'hal-tool-result hal-tool-error' : 'hal-tool-result',
-        `${t('toolResult')}: ${block.toolName}`,
+        `${t('panel_tool_result')}: ${block.toolName}`,
         json(block.output),
       );
     case 'note':
@@ -77,21 +82,23 @@ function renderBlock(context: RenderContext, message: RoomMessage, block: Conten
 
 function authorOf(context: RenderContext, message: RoomMessage): string {
   const { t } = context;
-  if (message.role === 'user') return t('you');
-  if (message.role === 'system') return t('hal');
+  if (message.role === 'user') return t('panel_you');
+  if (message.role === 'system') return t('panel_hal');
   const connection = message.connectionId ? context.connections.get(message.connectionId) : undefined;
-  return connection?.name ?? message.connectionId ?? t('hal');
+  return connection?.name ?? message.connectionId ?? t('panel_hal');
 }
 
 function usageText(context: RenderContext, message: RoomMessage): string {
   const usage = message.usage;
-  if (!usage) return context.t('usageNotProvided');
+  if (!usage) return context.t('panel_usage_not_provided');
   const parts: string[] = [];
   if (usage.inputTokens !== undefined) parts.push(`in ${usage.inputTokens}`);
   if (usage.outputTokens !== undefined) parts.push(`out ${usage.outputTokens}`);
   if (usage.reasoningTokens !== undefined) parts.push(`reasoning ${usage.reasoningTokens}`);
   if (usage.totalTokens !== undefined) parts.push(`total ${usage.totalTokens}`);
-  return parts.length ? `${context.t('usage')}: ${parts.join(' · ')}` : context.t('usageNotProvided');
+  return parts.length
+    ? `${context.t('panel_usage')}: ${parts.join(' · ')}`
+    : context.t('panel_usage_not_provided');
 }
 
 /**
@@ -113,7 +120,7 @@ export function renderMessage(context: RenderContext, message: RoomMessage, stre
     createElement(document, 'span', { class: 'hal-author' }, [authorOf(context, message)]),
     message.model ? createElement(document, 'span', { class: 'hal-model' }, [message.model]) : null,
     message.relayDepth === 1 || message.relayedFrom
-      ? createElement(document, 'span', { class: 'hal-relay-label' }, [t('relayed')])
+      ? createElement(document, 'span', { class: 'hal-relay-label' }, [t('panel_relayed')])
       : null,
   ]);
   article.append(header);
@@ -124,7 +131,9 @@ export function renderMessage(context: RenderContext, message: RoomMessage, stre
   }
   if (message.status === 'streaming') {
     if (streamed) body.append(markdownBlock(context, streamed));
-    body.append(createElement(document, 'div', { class: 'hal-streaming', role: 'status' }, [t('streaming')]));
+    body.append(
+      createElement(document, 'div', { class: 'hal-streaming', role: 'status' }, [t('panel_streaming')]),
+    );
   }
   article.append(body);
   if (message.status === 'failed' || message.status === 'incomplete') {
@@ -135,7 +144,7 @@ export function renderMessage(context: RenderContext, message: RoomMessage, stre
         { class: 'hal-failure', role: 'alert', 'data-error-code': message.error?.code },
         [
           createElement(document, 'strong', {}, [
-            message.status === 'failed' ? t('failed') : t('incomplete'),
+            message.status === 'failed' ? t('panel_failed') : t('panel_incomplete'),
           ]),
           message.error ? ` ${message.error.code}: ${message.error.message}` : '',
         ],
@@ -166,7 +175,7 @@ export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: 
   const list = createElement(document, 'div', {
     class: 'hal-tabs',
     role: 'tablist',
-    'aria-label': t('tabs'),
+    'aria-label': t('panel_tabs'),
   });
   const ordered = [...rooms].sort((a, b) =>
     a.kind === b.kind ? a.position - b.position : a.kind === 'unified' ? -1 : 1,
@@ -174,7 +183,7 @@ export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: 
   for (const room of ordered) {
     const connection = room.connectionId ? context.connections.get(room.connectionId) : undefined;
     const selected = room.id === activeRoomId;
-    const title = room.kind === 'unified' ? t('unified') : room.title || connection?.name || room.id;
+    const title = room.kind === 'unified' ? t('panel_unified') : room.title || connection?.name || room.id;
     const tab = createElement(
       document,
       'button',
@@ -196,8 +205,8 @@ export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: 
         createElement(document, 'span', {
           class: `hal-status-mark hal-conn-${connection.status}`,
           'data-status': connection.status,
-          title: t(`status_${connection.status}` as never),
-          'aria-label': t(`status_${connection.status}` as never),
+          title: t(`status_${connection.status}`),
+          'aria-label': t(`status_${connection.status}`),
         }),
       );
     }
@@ -207,7 +216,12 @@ export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: 
     createElement(
       document,
       'a',
-      { class: 'hal-tab-add', href: '/ops/ai', title: t('addConnection'), 'aria-label': t('addConnection') },
+      {
+        class: 'hal-tab-add',
+        href: '/ops/ai',
+        title: t('panel_add_connection'),
+        'aria-label': t('panel_add_connection'),
+      },
       ['+'],
     ),
   );

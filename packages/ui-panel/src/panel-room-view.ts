@@ -138,7 +138,7 @@ export function createRoomView(
     // The result message refers to the same proposal: one card, the others a state line.
     slot.replaceChildren(
       createElement(document, 'span', { class: 'hal-action-ref', 'data-status': action.status }, [
-        `${t('proposal')}: ${action.tool} — ${t(`action_${action.status}` as never)}`,
+        `${t('panel_proposal')}: ${action.tool} — ${t(`panel_action_${action.status}`)}`,
       ]),
     );
   }

@@ -3,7 +3,7 @@ import { PanelHttpError } from './panel-api.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
 import { startOAuthLogin } from './panel-oauth.js';
-import { loginTerminalLabel, openLoginTerminal } from './panel-terminal-login.js';
+import { openLoginTerminal } from './panel-terminal-login.js';
 
 /** Settings of {@link renderStatusBar}. */
 export interface StatusBarSettings {
@@ -34,7 +34,7 @@ function modelPicker(settings: StatusBarSettings, connection: Connection, say: (
   ];
   const select = createElement(document, 'select', {
     class: 'hal-model-picker',
-    'aria-label': `${t('model')}: ${connection.name}`,
+    'aria-label': `${t('panel_model')}: ${connection.name}`,
   }) as HTMLSelectElement;
   for (const model of models) {
     const option = createElement(document, 'option', { value: model }, [model]) as HTMLOptionElement;
@@ -63,7 +63,7 @@ function modelPicker(settings: StatusBarSettings, connection: Connection, say: (
       });
   });
   return createElement(document, 'label', { class: 'hal-model-field' }, [
-    createElement(document, 'span', { class: 'hal-model-label' }, [t('model')]),
+    createElement(document, 'span', { class: 'hal-model-label' }, [t('panel_model')]),
     select,
   ]);
 }
@@ -77,7 +77,7 @@ function loginButton(settings: StatusBarSettings, connection: Connection, say: (
       document,
       'button',
       { type: 'button', class: 'hal-login', 'data-auth': 'cli' },
-      [loginTerminalLabel(document)],
+      [t('cli_log_in')],
     );
     login.addEventListener('click', () => openLoginTerminal(dialogs, connection, settings.refresh));
     return login;
@@ -87,7 +87,7 @@ function loginButton(settings: StatusBarSettings, connection: Connection, say: (
       document,
       'button',
       { type: 'button', class: 'hal-login', 'data-auth': 'oauth' },
-      [t('login')],
+      [t('panel_login')],
     );
     login.addEventListener('click', () => {
       startOAuthLogin(dialogs, connection.id, settings.openPopup).catch(say);
@@ -103,7 +103,7 @@ function loginButton(settings: StatusBarSettings, connection: Connection, say: (
       'data-auth': 'api_key',
       href: `/ops/ai#connection-${encodeURIComponent(connection.id)}`,
     },
-    [t('login')],
+    [t('panel_login')],
   );
 }
 
@@ -130,7 +130,7 @@ export function renderStatusBar(settings: StatusBarSettings): Node[] {
   if (connection && connection.status !== 'active') {
     parts.push(
       createElement(document, 'span', { class: `hal-conn-state hal-conn-${connection.status}` }, [
-        `${connection.name}: ${t(`status_${connection.status}` as never)}`,
+        `${connection.name}: ${t(`status_${connection.status}`)}`,
       ]),
     );
     if (connection.status === 'reauth_required' || connection.status === 'error')
@@ -141,7 +141,7 @@ export function renderStatusBar(settings: StatusBarSettings): Node[] {
   }
   parts.push(note);
   const reset = createElement(document, 'button', { type: 'button', class: 'hal-reset' }, [
-    t('newConversation'),
+    t('panel_new_conversation'),
   ]);
   reset.addEventListener('click', () => settings.onReset());
   parts.push(reset);

@@ -4,11 +4,6 @@ import { openTerminalDialog, type TerminalDialogHandle } from './panel-terminal.
 
 const open = new WeakMap<Document, TerminalDialogHandle>();
 
-/** The label of a local CLI connection's "log in" button. */
-export function loginTerminalLabel(document: Document): string {
-  return document.documentElement.lang?.startsWith('en') ? 'Log in (terminal)' : '로그인 (터미널)';
-}
-
 /**
  * Opens the login terminal on a local CLI connection's login command (at most one such dialog per page);
  * `refresh` runs when HAL has checked the connection again after the session ended, so its status updates

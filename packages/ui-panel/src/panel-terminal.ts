@@ -45,49 +45,6 @@ export interface TerminalDialogHandle {
   close(): Promise<void>;
 }
 
-const TEXT = {
-  ko: {
-    title: '로그인 터미널',
-    running: '실행 중',
-    exited: '종료됨',
-    line: '줄 입력 (한글·붙여넣기)',
-    send: '보내기',
-    copyAll: '전체 출력 복사',
-    textView: '텍스트로 보기',
-    closeAll: '열린 셸 모두 종료',
-    close: '닫기',
-    urls: '감지된 주소',
-    copy: '복사',
-    open: '열기',
-    copied: '복사했습니다',
-    copyFailed: '복사하지 못했습니다: 직접 선택해 복사하세요',
-    sessions: '열린 셸',
-    end: '종료',
-    retry: '다시 시작',
-    connection: '연결 상태',
-  },
-  en: {
-    title: 'Login terminal',
-    running: 'running',
-    exited: 'exited',
-    line: 'Line input (IME, paste)',
-    send: 'Send',
-    copyAll: 'Copy all output',
-    textView: 'Text view',
-    closeAll: 'Close all shells',
-    close: 'Close',
-    urls: 'Detected URLs',
-    copy: 'Copy',
-    open: 'Open',
-    copied: 'Copied',
-    copyFailed: 'Could not copy: select the text and copy it yourself',
-    sessions: 'Open shells',
-    end: 'End',
-    retry: 'Start again',
-    connection: 'Connection status',
-  },
-} as const;
-
 /** The key buttons for touch and IME users (SPEC §8) and the bytes each sends. */
 const KEY_BUTTONS: ReadonlyArray<[string, string]> = [
   ['↑', '\x1b[A'],
@@ -160,9 +117,8 @@ export function openTerminalDialog(
   context: DialogContext,
   options: TerminalDialogOptions,
 ): TerminalDialogHandle {
-  const { document, api } = context;
+  const { document, api, t } = context;
   const window = document.defaultView as Window;
-  const text = document.documentElement.lang?.startsWith('en') ? TEXT.en : TEXT.ko;
   const button = (label: string, attributes: Record<string, string> = {}) =>
     createElement(document, 'button', { type: 'button', ...attributes }, [label]) as HTMLButtonElement;
 
@@ -187,30 +143,33 @@ export function openTerminalDialog(
     type: 'text',
     name: 'line',
     autocomplete: 'off',
-    'aria-label': text.line,
-    placeholder: text.line,
+    'aria-label': t('panel_terminal_line'),
+    placeholder: t('panel_terminal_line'),
   }) as HTMLInputElement;
   const lineForm = createElement(document, 'form', { class: 'hal-terminal-line' }, [
     lineInput,
-    createElement(document, 'button', { type: 'submit' }, [text.send]),
+    createElement(document, 'button', { type: 'submit' }, [t('panel_terminal_send')]),
   ]) as HTMLFormElement;
-  const copyAll = button(text.copyAll, { 'data-act': 'copy-all' });
-  const textToggle = button(text.textView, { 'data-act': 'text-view', 'aria-pressed': 'false' });
-  const closeAll = button(text.closeAll, { 'data-act': 'close-all' });
-  const retry = button(text.retry, { 'data-act': 'retry', hidden: '' });
-  const closeButton = button(text.close, { 'data-act': 'close', class: 'hal-cancel' });
+  const copyAll = button(t('panel_terminal_copy_all'), { 'data-act': 'copy-all' });
+  const textToggle = button(t('panel_terminal_text_view'), {
+    'data-act': 'text-view',
+    'aria-pressed': 'false',
+  });
+  const closeAll = button(t('panel_terminal_close_all'), { 'data-act': 'close-all' });
+  const retry = button(t('panel_terminal_retry'), { 'data-act': 'retry', hidden: '' });
+  const closeButton = button(t('panel_terminal_close'), { 'data-act': 'close', class: 'hal-cancel' });
   const textView = createElement(document, 'textarea', {
     class: 'hal-terminal-text',
     readonly: '',
     hidden: '',
-    'aria-label': text.textView,
+    'aria-label': t('panel_terminal_text_view'),
   }) as HTMLTextAreaElement;
   const urlList = createElement(document, 'ul', { class: 'hal-terminal-urls' });
   const sessionList = createElement(document, 'ul', { class: 'hal-terminal-sessions' });
   const message = createElement(document, 'p', { class: 'hal-terminal-message', role: 'status' });
   dialog.append(
     createElement(document, 'h2', { id: 'hal-terminal-title' }, [
-      `${text.title}: ${options.tool} ${options.command} `,
+      `${t('panel_terminal_title')}: ${options.tool} ${options.command} `,
       status,
     ]),
     screen,
@@ -225,8 +184,14 @@ export function openTerminalDialog(
     ]),
     textView,
     message,
-    createElement(document, 'section', {}, [createElement(document, 'h3', {}, [text.urls]), urlList]),
-    createElement(document, 'section', {}, [createElement(document, 'h3', {}, [text.sessions]), sessionList]),
+    createElement(document, 'section', {}, [
+      createElement(document, 'h3', {}, [t('panel_terminal_urls')]),
+      urlList,
+    ]),
+    createElement(document, 'section', {}, [
+      createElement(document, 'h3', {}, [t('panel_terminal_sessions')]),
+      sessionList,
+    ]),
   );
   document.body.append(dialog);
   dialog.showModal();
@@ -271,7 +236,7 @@ export function openTerminalDialog(
   }
   function setStatus(value: 'running' | 'exited', note = ''): void {
     status.dataset.status = value;
-    status.textContent = `${value === 'running' ? text.running : text.exited}${note}`;
+    status.textContent = `${value === 'running' ? t('panel_terminal_running') : t('panel_terminal_exited')}${note}`;
   }
 
   // Keys go out in order: one request at a time, carrying whatever was typed meanwhile.
@@ -301,9 +266,9 @@ export function openTerminalDialog(
           document,
           'a',
           { href: url, target: '_blank', rel: 'noopener noreferrer' },
-          [text.open],
+          [t('panel_terminal_open')],
         );
-        const copy = button(text.copy, { 'data-act': 'copy-url' });
+        const copy = button(t('panel_terminal_copy'), { 'data-act': 'copy-url' });
         copy.addEventListener('click', () => void copyWithNote(url));
         return createElement(document, 'li', { 'data-url': url }, [
           createElement(document, 'code', {}, [url]),
@@ -324,7 +289,7 @@ export function openTerminalDialog(
   async function copyWithNote(value: string): Promise<void> {
     if (value === '') return;
     const copied = await copyText(document, value);
-    say(copied ? text.copied : text.copyFailed, !copied);
+    say(copied ? t('panel_terminal_copied') : t('panel_terminal_copy_failed'), !copied);
   }
 
   terminal.attachCustomKeyEventHandler((event) => {
@@ -381,7 +346,7 @@ export function openTerminalDialog(
             void loadSessions();
           } else if (frame.event === 'connection' && data.connection) {
             dialog.dataset.connectionStatus = data.connection.status;
-            say(`${text.connection}: ${data.connection.status}`);
+            say(`${t('panel_terminal_connection')}: ${data.connection.status}`);
             options.onConnection?.(data.connection);
           }
         }
@@ -394,7 +359,7 @@ export function openTerminalDialog(
   function renderSessions(shells: ShellSessionView[]): void {
     sessionList.replaceChildren(
       ...shells.map((one) => {
-        const end = button(text.end, { 'data-act': 'end-session' });
+        const end = button(t('panel_terminal_end'), { 'data-act': 'end-session' });
         end.addEventListener('click', () => {
           void api
             .send('DELETE', `/ops/api/ai/shell/${one.id}`)

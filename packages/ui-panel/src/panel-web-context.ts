@@ -1,11 +1,11 @@
 import type { ContextBlock } from '@hal-ai/spec';
+import type { Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
-import type { Translate } from './panel-i18n.js';
 
 /** What the source view needs of the render context. */
 export interface ContextRenderContext {
   document: Document;
-  t: Translate;
+  t: Translator;
 }
 
 /** Only http(s) links become clickable; anything else stays text. */
@@ -33,10 +33,12 @@ export function renderContextBlock(context: ContextRenderContext, block: Context
         document,
         'span',
         { class: 'hal-web-badge hal-web-failed', 'data-code': block.error.code },
-        [`${t('webFailed')}: ${block.error.code}`],
+        [`${t('panel_web_failed')}: ${block.error.code}`],
       )
     : block.truncated
-      ? createElement(document, 'span', { class: 'hal-web-badge hal-web-truncated' }, [t('webTruncated')])
+      ? createElement(document, 'span', { class: 'hal-web-badge hal-web-truncated' }, [
+          t('panel_web_truncated'),
+        ])
       : null;
   const link = (url: string) =>
     createElement(document, 'a', { href: safeHref(url), target: '_blank', rel: 'noopener noreferrer' }, [
@@ -48,7 +50,7 @@ export function renderContextBlock(context: ContextRenderContext, block: Context
     { class: `hal-context hal-web-source${failed ? ' hal-web-source-failed' : ''}`, 'data-url': block.url },
     [
       createElement(document, 'summary', {}, [
-        `🔗 ${t('webSource')}: `,
+        `🔗 ${t('panel_web_source')}: `,
         createElement(document, 'span', { class: 'hal-web-title' }, [title]),
         badge ? ' ' : null,
         badge,
@@ -57,7 +59,7 @@ export function renderContextBlock(context: ContextRenderContext, block: Context
         ? createElement(document, 'p', { class: 'hal-web-error' }, [block.error.message])
         : createElement(document, 'div', { class: 'hal-web-body' }, [
             createElement(document, 'p', { class: 'hal-web-final' }, [
-              `${t('webFinalUrl')}: `,
+              `${t('panel_web_final_url')}: `,
               link(block.finalUrl),
             ]),
             createElement(document, 'pre', { class: 'hal-web-text' }, [block.text]),
@@ -74,11 +76,11 @@ export function renderContextBlock(context: ContextRenderContext, block: Context
 export function renderTaintWarning(context: ContextRenderContext, status: string): HTMLElement {
   const { document, t } = context;
   return createElement(document, 'div', { class: 'hal-tainted', role: 'note' }, [
-    createElement(document, 'p', {}, [`⚠ ${t('taintedWarning')}`]),
+    createElement(document, 'p', {}, [`⚠ ${t('panel_tainted_warning')}`]),
     status === 'proposed'
       ? createElement(document, 'label', {}, [
           createElement(document, 'input', { type: 'checkbox', class: 'hal-tainted-confirm' }),
-          ` ${t('taintedConfirm')}`,
+          ` ${t('panel_tainted_confirm')}`,
         ])
       : null,
   ]);

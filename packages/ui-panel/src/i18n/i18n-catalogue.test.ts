@@ -12,9 +12,23 @@ describe('the message catalogue', () => {
     expect(Object.keys(CONSOLE_MESSAGES.en).sort()).toEqual([...consoleKeys].sort());
     expect(Object.keys(PANEL_MESSAGES.en).sort()).toEqual([...panelKeys].sort());
     expect(consoleKeys.filter((key) => panelKeys.includes(key))).toEqual([]);
+    expect(panelKeys.filter((key) => !key.startsWith('panel_'))).toEqual([]);
     for (const locale of LOCALES) {
       expect(Object.keys(MESSAGES[locale]).length).toBe(consoleKeys.length + panelKeys.length);
     }
+  });
+
+  it('gives a message the same placeholders in every language', () => {
+    const placeholders = (text: string) => [...text.matchAll(/\{([a-zA-Z0-9_]+)\}/g)].map((m) => m[1]).sort();
+    const differing = Object.keys(MESSAGES.ko).filter((key) => {
+      const korean = placeholders(MESSAGES.ko[key as keyof typeof MESSAGES.ko]);
+      return LOCALES.some(
+        (locale) =>
+          JSON.stringify(placeholders(MESSAGES[locale][key as keyof typeof MESSAGES.ko])) !==
+          JSON.stringify(korean),
+      );
+    });
+    expect(differing).toEqual([]);
   });
 
   it('speaks one language at a time: no message carries both scripts joined by a middle dot', () => {
@@ -25,7 +39,7 @@ describe('the message catalogue', () => {
       expect(offenders).toEqual([]);
     }
     // The Korean table is Korean: its messages that carry words contain Hangul unless they are names.
-    const untranslated = Object.entries(CONSOLE_MESSAGES.ko).filter(([key, text]) => {
+    const untranslated = Object.entries(MESSAGES.ko).filter(([key, text]) => {
       const words = text.replace(/\{[a-zA-Z0-9_]+\}/g, '');
       return /[a-z]{4,}/.test(words) && !/[가-힣]/.test(words) && key !== 'language_en';
     });
@@ -41,6 +55,9 @@ describe('the message catalogue', () => {
     const t = createTranslator('en');
     expect(t('nav_overview')).toBe('Overview');
     expect(createTranslator('ko')('nav_overview')).toBe('개요');
+    // The panel reads the same catalogue: its keys carry the `panel_` prefix.
+    expect(createTranslator('ko')('panel_unified')).toBe('통합');
+    expect(t('panel_approve')).toBe('Approve');
   });
 });
 
