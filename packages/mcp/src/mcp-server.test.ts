@@ -126,6 +126,24 @@ describe('createHalMcpServer', () => {
     expect(effects.writes).toBe(0);
   });
 
+  it.each([
+    ['a read', 'sample_echo', '{"__proto__":{"admin":true},"message":"hi"}'],
+    ['a write', 'sample_note_add', '{"__proto__":{"admin":true},"text":"hello"}'],
+  ])(
+    'refuses %s call whose arguments carry an own __proto__ key (as JSON.parse makes it)',
+    async (_label, name, json) => {
+      const { client, approvals, effects } = await connect();
+      const result = await client.callTool({ name, arguments: JSON.parse(json) });
+      expect(result.isError).toBe(true);
+      const error = (result.structuredContent as { error: { code: string; issues: { path: string }[] } })
+        .error;
+      expect(error.code).toBe('validation_failed');
+      expect(error.issues.map((issue) => issue.path)).toEqual(['__proto__']);
+      expect(approvals).toHaveLength(0);
+      expect(effects).toEqual({ reads: 0, writes: 0 });
+    },
+  );
+
   it('answers an unknown tool with isError not_found', async () => {
     const { client } = await connect();
     const result = await client.callTool({ name: 'sample_nope', arguments: {} });

@@ -124,7 +124,10 @@ export function createHalMcpServer<C>(settings: HalMcpServerSettings<C>): Server
   server.setRequestHandler(looseCallToolRequest, async (raw): Promise<CallToolResult> => {
     const request = CallToolRequestSchema.parse(raw);
     const name = request.params.name;
-    const input = request.params.arguments ?? {};
+    // The arguments exactly as the client sent them: zod rebuilds a record by assignment, which turns an own
+    // `__proto__` key into the copy's prototype, hidden from validation (it must be refused, not dropped).
+    const sent = (raw.params as { arguments?: unknown }).arguments;
+    const input = sent ?? {};
     const client = server.getClientVersion();
     const clientName = client?.name;
     const tool = enabled(name) ? registry.get(name) : undefined;

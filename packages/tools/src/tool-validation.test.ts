@@ -142,6 +142,19 @@ describe('validateArgs', () => {
     expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
+  it.each([
+    ['a lone high surrogate in a value', { ...valid, name: 'web\uD800' }, 'name'],
+    ['a lone low surrogate in a nested value', { ...valid, server: { host: '\uDC00h' } }, 'server.host'],
+    ['a lone surrogate in an array item', { ...valid, tags: [{ key: 'a\uDFFF' }] }, 'tags.0.key'],
+    ['a lone surrogate in a key', { ...valid, labels: { 'k\uD83D': 'v' } }, 'labels'],
+  ])('refuses a string that is not well-formed UTF-16: %s', (_label, input, path) => {
+    expect(issues(input)).toContainEqual({ path, message: expect.stringMatching(/well-formed Unicode/) });
+  });
+
+  it('accepts a surrogate pair (an emoji is well-formed)', () => {
+    expect(validateArgs(tool, { ...valid, labels: { mood: '\uD83D\uDE00' } }).ok).toBe(true);
+  });
+
   it('refuses absurdly deep input without blowing the stack', () => {
     let deep: Record<string, unknown> = { key: 'a' };
     for (let i = 0; i < 10_000; i++) deep = { key: 'a', nested: deep };

@@ -11,6 +11,9 @@ export type ValidateResult = { ok: true; value: unknown } | { ok: false; issues:
 /** Inputs nested deeper than this are refused before any schema runs (no stack exhaustion). */
 const MAX_DEPTH = 64;
 
+/** A lone surrogate: a string that is not well-formed UTF-16 (no UTF-8 spelling; stored, it would change). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 function join(path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`;
 }
@@ -23,6 +26,11 @@ function findForbiddenKeys(
   issues: ValidationIssue[],
   seen: Set<object>,
 ): void {
+  if (typeof input === 'string') {
+    if (LONE_SURROGATE.test(input))
+      issues.push({ path, message: 'Not well-formed Unicode (a lone surrogate)' });
+    return;
+  }
   if (typeof input !== 'object' || input === null) return;
   if (depth > MAX_DEPTH) {
     issues.push({ path, message: `Nested deeper than ${MAX_DEPTH} levels` });
@@ -36,6 +44,10 @@ function findForbiddenKeys(
   for (const key of Object.keys(input)) {
     if (FORBIDDEN_KEYS.has(key)) {
       issues.push({ path: join(path, key), message: `Forbidden key "${key}"` });
+      continue;
+    }
+    if (LONE_SURROGATE.test(key)) {
+      issues.push({ path, message: 'A key is not well-formed Unicode (a lone surrogate)' });
       continue;
     }
     findForbiddenKeys((input as Record<string, unknown>)[key], join(path, key), depth + 1, issues, seen);
@@ -58,7 +70,9 @@ function describe(issue: v.BaseIssue<unknown>): string {
  * Re-validates a call's arguments against the tool's declared schema, strictly: unknown keys at
  * any depth, missing required keys, wrong types, enum members, lengths and ranges are all reported
  * (not just the first); keys that could pollute prototypes (`__proto__`, `constructor`,
- * `prototype`) are refused at any depth, also when `JSON.parse` produced them. Never throws.
+ * `prototype`) are refused at any depth, also when `JSON.parse` produced them, and so are strings and keys that
+ * are not well-formed UTF-16 (a lone surrogate has no UTF-8 spelling: stored or sent on, it would silently
+ * become U+FFFD). Never throws.
  *
  * @example
  * const result = validateArgs(tool, JSON.parse(call.arguments));
