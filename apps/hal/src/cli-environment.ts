@@ -33,6 +33,11 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: 'the previous vault key during a key rotation',
   },
   {
+    name: 'HAL_TEST_PAUSE_DIR',
+    fallback: 'unset',
+    description: 'tests only: a folder of files that hold HAL at marked points (kill -9 tests)',
+  },
+  {
     name: 'HAL_DATABASE_URL',
     fallback: 'unset (SQLite in the data folder)',
     description: 'postgres://… runs every store on that PostgreSQL database (several instances)',

@@ -32,6 +32,7 @@ import { migrateToLatest } from './platform/db/migrate.js';
 import type { Database } from './platform/db/schema.js';
 import { createThreeStep, type ThreeStep } from './platform/http/three-step.js';
 import { createLogger, type Logger } from './platform/logger.js';
+import { createPausePoints } from './platform/pause-points.js';
 import {
   createInstanceRegistry,
   type InstanceRegistry,
@@ -102,7 +103,10 @@ export interface HalRuntimeEdges {
   /** Default: a pino logger whose redaction uses the vault once it is open. */
   logger?: Logger;
   random?: (bytes: number) => Buffer;
-  /** Environment the vault reads `HAL_VAULT_PREVIOUS_KEY` from. Default `process.env`. */
+  /**
+   * Environment the vault reads `HAL_VAULT_PREVIOUS_KEY` from, and the core `HAL_TEST_PAUSE_DIR` (tests' pause
+   * points). Default `process.env`.
+   */
   env?: Record<string, string | undefined>;
   /** Default: {@link createAppVault} over the database (creates the key file on the first run). */
   vault?: AppVault;
@@ -201,6 +205,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       logger,
       secrets: vault,
       instance: { id: instances.id, liveIds: () => instances.liveIds() },
+      pausePoints: createPausePoints((edges.env ?? process.env).HAL_TEST_PAUSE_DIR),
       ...edges.core,
     });
     const local =

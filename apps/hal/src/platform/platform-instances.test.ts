@@ -9,6 +9,7 @@ import { openPostgresDatabase } from './db/database-postgres.js';
 import { createMigratedPostgresTestDatabase, describePostgres } from './db/database-postgres.test-support.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createLogger } from './logger.js';
+import { createInstanceRegistry } from './platform-instances.js';
 
 /** Opens a new handle on ONE shared database each call, as separate HAL processes would. */
 type SharedDatabase = () => Promise<OpenDatabase>;
@@ -120,5 +121,37 @@ describe('instances on one SQLite file (hal serve and hal mcp share it)', () => 
       await migrateToLatest(database.db);
       return database;
     };
+  });
+});
+
+describe('an instance whose process is gone', () => {
+  it('is not live on its own host as soon as its process is gone, whatever its last heartbeat says', async () => {
+    const database = openDatabase(':memory:');
+    await migrateToLatest(database.db);
+    const gone = new Set<number>();
+    const registry = (host: string, pid: number) =>
+      createInstanceRegistry({
+        db: database.db,
+        clock: { now: () => Date.now() },
+        kind: 'serve',
+        version: 'test',
+        host,
+        pid,
+        intervalMs: 60_000,
+        isProcessAlive: (candidate) => !gone.has(candidate),
+      });
+    const here = registry('this-host', 1001);
+    const killed = registry('this-host', 1002);
+    const elsewhere = registry('other-host', 1002);
+    for (const instance of [here, killed, elsewhere]) await instance.start();
+    expect(await here.liveIds()).toEqual(new Set([here.id, killed.id, elsewhere.id]));
+    // kill -9: the process is gone, its heartbeat is a moment old and it never said it stopped.
+    gone.add(1002);
+    expect(await here.liveIds()).toEqual(new Set([here.id, elsewhere.id]));
+    expect((await here.serving()).map((instance) => instance.id).sort()).toEqual(
+      [here.id, elsewhere.id].sort(),
+    );
+    for (const instance of [here, killed, elsewhere]) await instance.stop();
+    await database.close();
   });
 });

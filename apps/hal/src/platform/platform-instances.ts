@@ -44,6 +44,12 @@ export interface InstanceRegistrySettings {
   jobs?: () => Promise<InstanceJobsReport> | InstanceJobsReport;
   host?: string;
   pid?: number;
+  /**
+   * Whether a process of this machine still runs (default: `process.kill(pid, 0)` — no signal is sent). An
+   * instance of this host whose process is gone is stopped at once, without waiting for its heartbeat to age: a
+   * `kill -9` or a crash followed by a quick restart must not leave the dead process's turns and jobs running.
+   */
+  isProcessAlive?: (pid: number) => boolean;
   /** A failed heartbeat (the next one tries again). */
   onError?(error: unknown): void;
 }
@@ -57,9 +63,24 @@ export interface InstanceRegistrySettings {
  * const instances = createInstanceRegistry({ db, clock, kind: 'serve', version: HAL_VERSION });
  * await instances.start();
  */
+/** The real check: signal 0 tests for a process without touching it; `EPERM` means it runs as another user. */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export function createInstanceRegistry(settings: InstanceRegistrySettings) {
   const { db, clock } = settings;
   const id = settings.id ?? `inst_${randomUUID()}`;
+  const host = settings.host ?? os.hostname();
+  const isProcessAlive = settings.isProcessAlive ?? processAlive;
+  /** Heartbeating and, when it is of this host, its process still there. */
+  const alive = (row: { id: string; host: string; pid: number }) =>
+    row.id === id || row.host !== host || isProcessAlive(row.pid);
   const intervalMs = settings.intervalMs ?? HEARTBEAT_INTERVAL_MS;
   const staleAfterMs = settings.staleAfterMs ?? HEARTBEAT_STALE_AFTER_MS;
   let timer: ReturnType<typeof setInterval> | undefined;
@@ -87,7 +108,7 @@ export function createInstanceRegistry(settings: InstanceRegistrySettings) {
         .values({
           id,
           kind: settings.kind,
-          host: settings.host ?? os.hostname(),
+          host,
           pid: settings.pid ?? process.pid,
           version: settings.version,
           started_at: new Date(now).toISOString(),
@@ -112,11 +133,11 @@ export function createInstanceRegistry(settings: InstanceRegistrySettings) {
     async liveIds(): Promise<Set<string>> {
       const rows = await db
         .selectFrom('hal_instances')
-        .select('id')
+        .select(['id', 'host', 'pid'])
         .where('stopped_at', 'is', null)
         .where('heartbeat_at', '>=', clock.now() - staleAfterMs)
         .execute();
-      return new Set([id, ...rows.map((row) => row.id)]);
+      return new Set([id, ...rows.filter(alive).map((row) => row.id)]);
     },
     /** The instances that still heartbeat, oldest first (health). */
     async serving(): Promise<InstanceSummary[]> {
@@ -127,7 +148,7 @@ export function createInstanceRegistry(settings: InstanceRegistrySettings) {
         .where('heartbeat_at', '>=', clock.now() - staleAfterMs)
         .orderBy('started_at')
         .execute();
-      return rows.map((row) => ({
+      return rows.filter(alive).map((row) => ({
         id: row.id,
         kind: row.kind,
         host: row.host,

@@ -165,6 +165,8 @@ export function createDrFunctions(
       try {
         await backup.write(partial);
         await fs.chmod(partial, 0o600);
+        // A crash from here to the rename leaves only the temporary file, which the next start removes.
+        await ctx.pausePoints?.reach('dr-snapshot-written');
         ({ sha256, size } = await hashFile(partial));
         check = await backup.verify(partial);
         await fs.rename(partial, file);

@@ -419,6 +419,8 @@ export function createJobRunner(ctx: CoreContext, options: JobRunnerOptions) {
         .where('job_id', '=', job.id)
         .where('seq', '=', step.seq)
         .execute();
+      // A crash from here on leaves the job and this step `running`: the next start marks both interrupted.
+      await ctx.pausePoints?.reach('job-step-running');
       // Log lines arrive synchronously; a promise chain keeps them in order without blocking the step.
       let pending: Promise<unknown> = Promise.resolve();
       const log = (line: string) => {

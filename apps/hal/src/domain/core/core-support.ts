@@ -3,6 +3,7 @@ import { HalError } from '@hal-ai/spec';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import * as v from 'valibot';
 import type { Database } from '../../platform/db/schema.js';
+import type { PausePoints } from '../../platform/pause-points.js';
 import type { AuditActor, AuditLog } from '../audit/types.js';
 import type { AgentDirectory } from './agent.js';
 import type { Clock } from './clock.js';
@@ -31,6 +32,8 @@ export interface CoreContext {
   nowIso(): string;
   /** Random bytes (tokens). */
   random(bytes: number): Buffer;
+  /** Where a `kill -9` test may hold the core still (none unless `HAL_TEST_PAUSE_DIR` is set). */
+  pausePoints?: PausePoints;
 }
 
 /** Who acts: the same actor strings the audit log takes. */

@@ -4,6 +4,7 @@ import { HalError } from '@hal-ai/spec';
 import type { Kysely } from 'kysely';
 import type { DatabaseBackup } from '../../platform/db/database-backup.js';
 import type { Database } from '../../platform/db/schema.js';
+import type { PausePoints } from '../../platform/pause-points.js';
 import type { AuditLog } from '../audit/types.js';
 import type { AgentDirectory } from './agent.js';
 import type { Clock } from './clock.js';
@@ -61,6 +62,8 @@ export interface HalCoreOptions {
    * (a process that has no vault key, e.g. `hal mcp` before the first `hal serve`).
    */
   secrets?: SettingSecretStore;
+  /** Marked points a `kill -9` test may hold the core at (`createPausePoints`). Default: none. */
+  pausePoints?: PausePoints;
 }
 
 /**
@@ -87,6 +90,7 @@ export function createHalCore(options: HalCoreOptions) {
     newId,
     nowIso: () => new Date(clock.now()).toISOString(),
     random,
+    ...(options.pausePoints ? { pausePoints: options.pausePoints } : {}),
   };
   let runner: JobRunner | null = null;
   let metricsTimer: NodeJS.Timeout | null = null;
