@@ -9,6 +9,7 @@ import {
   type ConnectionServiceOptions,
   createConnectionService,
 } from './ai/connections/index.js';
+import type { DebateWikiPublisherOptions } from './ai/debates/debate-wiki-publisher.js';
 import { createShellService, type ShellService, type ShellServiceSettings } from './ai/shell/index.js';
 import { loadSkill } from './ai/skill.js';
 import { createHalTools, type HalToolContext } from './ai/tools/index.js';
@@ -22,6 +23,7 @@ import type { AuditLog } from './domain/audit/types.js';
 import type { JobsStatusSource } from './domain/console-api/health.js';
 import type { NodeAgent } from './domain/core/agent.js';
 import { type Clock, systemClock } from './domain/core/clock.js';
+import { settingSecretId } from './domain/core/core-settings.js';
 import { createHalCore, type HalCore, type HalCoreOptions, LOCAL_SERVER_ID } from './domain/core/hal-core.js';
 import { HAL_VERSION, type HalConfig } from './platform/config.js';
 import { preparePrivateDataDir } from './platform/data-dir.js';
@@ -140,6 +142,8 @@ export interface HalRuntimeEdges {
   shells?: ShellServiceSettings;
   /** What this process is among the instances on the database (default `serve`; `hal mcp` says `mcp`). */
   instanceKind?: 'serve' | 'mcp';
+  /** The Wiki.js publisher's edges (fetch, timeout, retry delays and timer). Default: the real ones. */
+  wiki?: DebateWikiPublisherOptions;
 }
 
 /** What a function-valued {@link HalRuntimeEdges.connections} receives. */
@@ -257,6 +261,8 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
         await runtime.ai.engine.recoverInterrupted({ keep });
         // Debates that were running run on from the step their round had reached.
         await runtime.ai.debates.recover();
+        // Debate pages whose last Wiki.js attempt failed are tried again, beside everything else.
+        await runtime.ai.wiki.retryFailed();
       },
       close(graceMs) {
         closing ??= (async () => {
@@ -280,6 +286,8 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       instanceId: instances.id,
       compiledQueries: config.databaseCompiledQueries,
       ...(edges.web ? { web: edges.web(runtime) } : {}),
+      // The Wiki.js API key is read from the vault for each attempt; the rooms never see it.
+      wiki: { ...edges.wiki, token: () => vault.get(settingSecretId('wiki.api_token', null)) },
     });
     return runtime;
   } catch (error) {

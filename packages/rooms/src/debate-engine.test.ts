@@ -1,5 +1,5 @@
 import type { CallOptions } from '@hal-ai/spec';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createDebateFixture,
   debaterStep,
@@ -377,6 +377,45 @@ describe('a debate', () => {
     expect((await fixture.debates.get(started.id)).debate.status).toBe('concluded');
     expect(seen).toEqual(['round:1', 'round:2', 'round:3', 'end:3']);
     expect(fixture.debateErrors).toHaveLength(4);
+  });
+
+  it('gives publishers a snapshot for their retries and a HAL note in its room', async () => {
+    const fixture = await createDebateFixture({
+      moderator: { verdicts: [verdict(), agreeConclude, agreeConclude] },
+    });
+    const started = await fixture.start();
+    await fixture.settle();
+    const snapshot = await fixture.debates.snapshot(started.id);
+    expect(snapshot.kind).toBe('end');
+    expect(snapshot.debate).toMatchObject({ id: started.id, status: 'concluded', round: 3 });
+    expect(snapshot.rounds.map((round) => round.n)).toEqual([1, 2, 3]);
+    expect(snapshot.nameOf('mod')).toBe('Gemini');
+
+    await fixture.debates.postNote(started.id, 'Wiki.js publishing failed', 'wiki_publish_failed');
+    const messages = await fixture.store.listMessages(started.roomId);
+    expect(messages.at(-1)).toMatchObject({
+      role: 'system',
+      content: [{ type: 'note', text: 'Wiki.js publishing failed', code: 'wiki_publish_failed' }],
+    });
+    expect(fixture.events.at(-1)).toMatchObject({ type: 'message' });
+    await expect(fixture.debates.snapshot('nope')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(fixture.debates.postNote('nope', 'x')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('snapshots a running debate as a round milestone', async () => {
+    const gate = deferred();
+    const fixture = await createDebateFixture({
+      moderator: {
+        verdicts: [verdict(), agreeConclude, agreeConclude],
+        gate: (task, count) => (task === 'brief' && count === 2 ? gate.promise : undefined),
+      },
+    });
+    const started = await fixture.start();
+    await vi.waitFor(async () => expect((await fixture.debates.get(started.id)).debate.round).toBe(1));
+    const snapshot = await fixture.debates.snapshot(started.id);
+    expect(snapshot).toMatchObject({ kind: 'round', debate: { status: 'running', round: 1 } });
+    gate.resolve();
+    await fixture.settle();
   });
 });
 

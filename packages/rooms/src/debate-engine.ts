@@ -96,6 +96,13 @@ export interface DebateEngine {
   stop(debateId: string, operator: RoomOperator): Promise<Debate>;
   /** The debate as one Markdown file (topic, participants, conclusion, working document, round log). */
   exportMarkdown(debateId: string): Promise<string>;
+  /**
+   * The debate as a publisher sees it now (what `onMilestone` receives): `end` once it has ended, else `round`.
+   * For a publisher's retries, which run outside the milestones.
+   */
+  snapshot(debateId: string): Promise<DebateMilestone>;
+  /** A HAL note in the debate's room (e.g. a publisher's failure); never part of a model's prompt. */
+  postNote(debateId: string, text: string, code?: string): Promise<void>;
   /** Start-up: debates that were `running` run on from where their round stopped. */
   recover(): Promise<number>;
   /** Resolves when no debate loop or milestone is running (tests, shutdown). */
@@ -196,20 +203,21 @@ export function createDebateEngine(settings: DebateEngineSettings): DebateEngine
     return (id: string) => entries.get(id) ?? id;
   };
 
+  /** The debate as publishers see it now; `kind` defaults to `end` once it has ended, else `round`. */
+  const snapshot = async (debateId: string, kind?: DebateMilestone['kind']): Promise<DebateMilestone> => {
+    const record = await requireDebate(debateId);
+    return {
+      kind: kind ?? (FINAL.includes(record.status) ? 'end' : 'round'),
+      debate: await publicView(record),
+      rounds: await store.listRounds(debateId),
+      nameOf: await names(record),
+    };
+  };
+
   const milestone = (debateId: string, kind: DebateMilestone['kind']) => {
     if (!settings.onMilestone) return;
     const publish = settings.onMilestone;
-    track(
-      (async () => {
-        const record = await requireDebate(debateId);
-        await publish({
-          kind,
-          debate: await publicView(record),
-          rounds: await store.listRounds(debateId),
-          nameOf: await names(record),
-        });
-      })(),
-    );
+    track((async () => publish(await snapshot(debateId, kind)))());
   };
 
   const roundsSettings: DebateRoundsSettings = {
@@ -432,6 +440,11 @@ export function createDebateEngine(settings: DebateEngineSettings): DebateEngine
         rounds: await store.listRounds(debateId),
         nameOf: await names(record),
       });
+    },
+    snapshot: (debateId) => snapshot(debateId),
+    async postNote(debateId, text, code) {
+      const record = await requireDebate(debateId);
+      await writer.appendNote(record.roomId, text, code);
     },
     async recover() {
       const running = await store.listDebatesByStatus(['running']);

@@ -25,6 +25,12 @@ import {
 import type { ToolRegistry } from '@hal-ai/tools';
 import type { AuditActor, AuditLog } from '../domain/audit/types.js';
 import type { Logger } from '../platform/logger.js';
+import {
+  createDebateWikiPublisher,
+  type DebateWikiPublisher,
+  type DebateWikiPublisherOptions,
+} from './debates/debate-wiki-publisher.js';
+import { createKyselyDebatePageStore } from './debates/kysely-debate-page-store.js';
 import { createKyselyDebateStore } from './debates/kysely-debate-store.js';
 import { createKyselyRoomStore, readRoomSequences } from './rooms/kysely-room-store.js';
 import { trackRoomWrites } from './rooms/room-write-log.js';
@@ -93,6 +99,11 @@ export interface AiServiceSettings {
   newId?: () => string;
   /** HAL's web access: linked pages become context blocks, and `web_fetch` reads through it. Absent → neither. */
   web?: HalWebAccess;
+  /**
+   * Publishing debates to Wiki.js: `token` reads the API key (`wiki.api_token`) from the vault — only the publisher
+   * gets it, never the rooms —; the rest are the client's edges. Absent → no key, so nothing is published.
+   */
+  wiki?: DebateWikiPublisherOptions & { token(): Promise<string | undefined> };
 }
 
 /** The AI rooms of a running HAL: engine, store and live events, kept in step with the connections. */
@@ -100,6 +111,8 @@ export interface AiService {
   engine: RoomEngine;
   /** The debate rooms (SPEC §9), driven over the same engine, store and events. */
   debates: DebateEngine;
+  /** Publishes the debates to Wiki.js after every round and at the end (`publishing` of a debate's view). */
+  wiki: DebateWikiPublisher;
   store: RoomStore;
   events: RoomEventHub;
   connections: RoomConnections;
@@ -291,10 +304,26 @@ export function createAiService(settings: AiServiceSettings): AiService {
     },
     clock: () => new Date(deps.clock.now()),
     ...(settings.newId ? { newId: settings.newId } : {}),
+    // Never awaited by a round: publishing runs beside the debate, however slow or broken the wiki is.
+    onMilestone: (milestone) => wiki.publish(milestone),
     onError(error) {
       deps.logger.warn({ err: error }, 'debate background error');
     },
   });
+  const { token: wikiToken, ...wikiOptions } = settings.wiki ?? { token: async () => undefined };
+  const wiki = createDebateWikiPublisher(
+    {
+      pages: createKyselyDebatePageStore(deps.db),
+      clock: deps.clock,
+      setting: (key) => deps.core.settings.value(key),
+      token: wikiToken,
+      snapshot: (debateId) => debates.snapshot(debateId),
+      note: (debateId, text, code) => debates.postNote(debateId, text, code),
+      redact: (value) => deps.vault.redact(value),
+      logger: deps.logger,
+    },
+    wikiOptions,
+  );
 
   // Room changes follow connection changes; a failed sync is retried by the next listRooms().
   let syncing: Promise<unknown> = Promise.resolve();
@@ -340,6 +369,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
   return {
     engine,
     debates,
+    wiki,
     web: settings.web,
     store,
     events,
@@ -359,6 +389,8 @@ export function createAiService(settings: AiServiceSettings): AiService {
         for (const connection of await connections.list().catch(() => []))
           engine.cancelTurnsOf(connection.id);
         await debates.close();
+        // A stalled wiki must not hold the shutdown: its calls in flight are aborted.
+        await wiki.close();
         await engine.idle();
         await debates.idle();
         await syncing;

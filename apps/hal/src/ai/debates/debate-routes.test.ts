@@ -5,20 +5,12 @@ import {
   type RoomTestApp,
   testConnectionBody,
 } from '../rooms/room-app.test-support.js';
+import { enqueueConcludingDebate } from './debate-script.test-support.js';
 
 let t: RoomTestApp;
 let moderatorId: string;
 
 const ai = (p: string) => `/ops/api/ai${p}`;
-const verdict = (overrides: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    decision: 'conclude',
-    agreement_level: 'agree',
-    reason: 'Both sides accept a formatter.',
-    agreed: ['use a formatter'],
-    disputed: [],
-    ...overrides,
-  });
 
 beforeEach(async () => {
   t = await createRoomTestApp();
@@ -39,17 +31,7 @@ afterEach(async () => {
 describe('debates over HTTP', () => {
   it('creates a debate that runs to its conclusion through the real providers, then exports it', async () => {
     // Round 1: Claude speaks; round 2: GPT. Both rounds agree; the first conclude is refused (one agreeing round).
-    t.gpt.enqueue(
-      { text: 'Claude, answer why a formatter settles it.' },
-      { text: '# Working document\n\n- agreed: a formatter' },
-      { text: verdict() },
-      { text: 'GPT, do you agree with Claude?' },
-      { text: 'GPT: I agree, a formatter settles it.' },
-      { text: '# Working document\n\n- agreed: a formatter\n- agreed: its default width' },
-      { text: `\`\`\`json\n${verdict()}\n\`\`\`` },
-      { text: 'Conclusion: use a formatter with its default width.' },
-    );
-    t.claude.enqueue({ text: 'Claude: a formatter ends the argument.' });
+    enqueueConcludingDebate(t);
     const created = await t.call('POST', ai('/debates'), {
       topic: '탭 대 스페이스',
       moderatorId,

@@ -59,9 +59,9 @@ export function createDebateRoutes(deps: DebateRouteDeps): Hono<AppEnv> {
   });
 
   /**
-   * `GET /debates/:id` → `{debate, rounds, documents, diff}`: `documents` are the working document's versions
-   * (oldest first) and `diff` the line diff from `?from=` (default: the version before the current) to `?to=`
-   * (default: the current).
+   * `GET /debates/:id` → `{debate, rounds, documents, diff, publishing}`: `documents` are the working document's
+   * versions (oldest first), `diff` the line diff from `?from=` (default: the version before the current) to `?to=`
+   * (default: the current), and `publishing` where its Wiki.js pages stand (`{configured, pages, nextRetryAt}`).
    */
   routes.get('/debates/:id', async (c) => {
     const { debate, rounds } = await debates().get(c.req.param('id'));
@@ -82,6 +82,7 @@ export function createDebateRoutes(deps: DebateRouteDeps): Hono<AppEnv> {
       rounds,
       documents,
       diff: { from, to, lines: diffDocumentVersions(find(from), find(to)) },
+      publishing: await deps.ai.wiki.state(debate.id),
     });
   });
 

@@ -21,6 +21,7 @@ import { migrateToLatest } from '../../platform/db/migrate.js';
 import { createLogger } from '../../platform/logger.js';
 import type { AiService } from '../ai-service.js';
 import type { ConnectionManager } from '../connections/index.js';
+import type { DebateWikiPublisherOptions } from '../debates/debate-wiki-publisher.js';
 import type { HalWebAccess, HalWebAccessDeps } from '../web/hal-web-access.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read JSON response bodies loosely.
@@ -77,6 +78,10 @@ export interface RoomTestAppOptions {
   env?: Record<string, string>;
   /** HAL's web access, built from the runtime (absent → no linked pages, no `web_fetch`). */
   web?: (deps: HalWebAccessDeps) => HalWebAccess;
+  /** The Wiki.js publisher's edges (e.g. a retry timer the test fires itself). */
+  wiki?: DebateWikiPublisherOptions;
+  /** Receives every log line (default: nothing is logged). */
+  log?: (line: string) => void;
 }
 
 /**
@@ -108,7 +113,9 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
   const deps = await createHalRuntime(config, {
     database,
     clock,
-    logger: createLogger({ level: 'silent' }),
+    logger: options.log
+      ? createLogger({ level: 'trace', destination: { write: options.log } })
+      : createLogger({ level: 'silent' }),
     env: {},
     localAgent: createLocalAgent({ serverId: LOCAL_SERVER_ID, dataDir, cpuSampleMs: 10 }),
     remoteAgents: false,
@@ -116,6 +123,7 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
     connections: { firstByteTimeoutMs: 20_000, idleTimeoutMs: 20_000 },
     skill: options.skill ?? 'HAL SKILL DOCUMENT (test)',
     ...(options.web ? { web: options.web } : {}),
+    ...(options.wiki ? { wiki: options.wiki } : {}),
   });
   // Only the job runner: the restart tests run the rooms' start-up recovery themselves.
   await deps.core.start();

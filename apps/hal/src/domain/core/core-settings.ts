@@ -117,6 +117,30 @@ export const SETTINGS_SCHEMA: Record<string, SettingDefinition> = {
     confidential: false,
     perServer: false,
   },
+  'wiki.url': {
+    type: 'string',
+    maxLength: 2000,
+    default: '',
+    description:
+      'Wiki.js address debates are published to (http or https; its GraphQL endpoint is <url>/graphql); empty: no publishing',
+    confidential: false,
+    perServer: false,
+  },
+  'wiki.locale': {
+    type: 'string',
+    maxLength: 20,
+    default: 'en',
+    description: "Locale of the Wiki.js pages debates publish (the wiki's own language code, e.g. en or ko)",
+    confidential: false,
+    perServer: false,
+  },
+  'wiki.api_token': {
+    type: 'string',
+    default: null,
+    description: 'API key of the Wiki.js that debates are published to (kept in the vault)',
+    confidential: true,
+    perServer: false,
+  },
   'alerts.webhook_secret': {
     type: 'string',
     default: null,
