@@ -255,6 +255,111 @@ describe('a debate', () => {
     expect(most).toBe(1);
   });
 
+  it('a resume that lands while the paused round is still in flight keeps one loop: no round runs twice', async () => {
+    const hold = deferred();
+    let inFlight = 0;
+    let most = 0;
+    const tracked = (name: string) => {
+      let count = 0;
+      return () => {
+        count += 1;
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        const parts = textReply(`${name} position ${count}`);
+        const wait = count === 1 && name === 'Claude' ? hold.promise : Promise.resolve();
+        return { parts, gate: wait.then(() => (inFlight -= 1)), gateAfter: parts.length };
+      };
+    };
+    const fixture = await createDebateFixture({
+      moderator: { verdicts: [verdict()] },
+      debaters: { a: tracked('Claude'), b: tracked('GPT') },
+      defaults: { maxRounds: 3, summaryEvery: 0 },
+    });
+    const started = await fixture.start();
+    await fixture.model('a').started(1);
+    await fixture.debates.pause(started.id, fixture.operator);
+    // Resumed before round 1's answer is even complete: the loop that runs round 1 goes on; no second loop starts.
+    expect((await fixture.debates.resume(started.id, fixture.operator)).status).toBe('running');
+    hold.resolve();
+    await fixture.settle();
+    const { debate, rounds } = await fixture.debates.get(started.id);
+    expect(debate).toMatchObject({ status: 'stopped', round: 3 });
+    expect(rounds.map((round) => [round.n, round.speakerId])).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'a'],
+    ]);
+    expect(tasks(fixture.model('mod').calls).filter((task) => task === 'brief')).toHaveLength(3);
+    expect(fixture.model('a').calls).toHaveLength(2);
+    expect(fixture.model('b').calls).toHaveLength(1);
+    expect(most).toBe(1);
+    expect(fixture.debateErrors).toEqual([]);
+  });
+
+  it('refuses each control that does not fit the state with debate_not_running and writes nothing for it', async () => {
+    const hold = deferred();
+    const fixture = await createDebateFixture({
+      moderator: { verdicts: [verdict({ decision: 'ask_user', question: 'Which width?' })] },
+      debaters: {
+        a: () => ({ parts: textReply('Claude position 1'), gate: hold.promise }),
+      },
+      defaults: { maxRounds: 3, summaryEvery: 0 },
+    });
+    const started = await fixture.start();
+    const operatorWords = async () =>
+      (await fixture.store.listMessages(started.roomId)).filter((message) => message.role === 'user').length;
+    const refused = async (
+      names: readonly ('inject' | 'redirect' | 'answer' | 'pause' | 'resume' | 'stop')[],
+    ) => {
+      const before = await operatorWords();
+      for (const name of names) {
+        const call =
+          name === 'inject' || name === 'redirect' || name === 'answer'
+            ? fixture.debates[name](started.id, { text: 'words', operator: fixture.operator })
+            : fixture.debates[name](started.id, fixture.operator);
+        await expect(call, name).rejects.toMatchObject({ code: 'debate_not_running' });
+      }
+      expect(await operatorWords()).toBe(before);
+    };
+    await fixture.model('a').started(1);
+    await refused(['answer', 'resume']); // running
+    await fixture.debates.pause(started.id, fixture.operator);
+    await refused(['pause', 'answer']); // paused
+    await fixture.debates.resume(started.id, fixture.operator);
+    hold.resolve();
+    await fixture.settle();
+    expect((await fixture.debates.get(started.id)).debate.status).toBe('waiting_operator');
+    await refused(['pause', 'resume']); // waiting for the operator's answer
+    await fixture.debates.stop(started.id, fixture.operator);
+    await refused(['inject', 'redirect', 'answer', 'pause', 'resume', 'stop']); // stopped
+    await fixture.settle();
+  });
+
+  it('posts a moderator summary every N rounds and a stop summary after the last round', async () => {
+    const fixture = await createDebateFixture({
+      moderator: { verdicts: [verdict()] },
+      defaults: { maxRounds: 5, summaryEvery: 2 },
+    });
+    const started = await fixture.start();
+    await fixture.settle();
+    const { debate } = await fixture.debates.get(started.id);
+    expect(debate).toMatchObject({ status: 'stopped', round: 5, reason: 'The last round was reached' });
+    const moderatorTasks = tasks(fixture.model('mod').calls);
+    expect(moderatorTasks.filter((task) => task === 'summary')).toHaveLength(2);
+    expect(moderatorTasks.at(-1)).toBe('stopSummary');
+    const texts = (await fixture.store.listMessages(started.roomId))
+      .filter((message) => message.role === 'assistant' && message.connectionId === 'mod')
+      .map((message) => message.content.map((block) => (block.type === 'text' ? block.text : '')).join(''));
+    expect(texts).toContain('Summary note 1: still discussing width.');
+    expect(texts).toContain('Summary note 2: still discussing width.');
+    expect(texts).toContain('Stop summary: formatters agreed; width disputed.');
+    // The summaries follow rounds 2 and 4: each comes after that round's verdict.
+    const judged = moderatorTasks.map((task, index) =>
+      task === 'summary' ? moderatorTasks[index - 1] : null,
+    );
+    expect(judged.filter(Boolean)).toEqual(['judge', 'judge']);
+  });
+
   it('stop cancels the call in flight and nothing runs after it', async () => {
     const fixture = await createDebateFixture({
       moderator: { verdicts: [verdict()] },
