@@ -1,10 +1,13 @@
 // Over 600 lines on purpose for now: the panel is one mount closure whose parts share its state (frame, prefs,
 // tabs, composer, approvals). Rendering already lives apart (panel-room-view, panel-status-bar,
-// panel-action-card); the composer's completion is the next part to move out.
+// panel-action-card); the composer's completion is the next part to move out. A debate room's view lives apart
+// too (panel-debate-*.ts): this file only switches to it and hands it the room's `debate` events.
 import type { Action, Connection, Room, RoomMessage } from '@hal-ai/spec';
 import { createTranslator, resolveLocale, type Translator } from './i18n/index.js';
 import { type ActionImpactAnswer, toImpactAnswer } from './panel-action-card.js';
 import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
+import { openNewDebateDialog } from './panel-debate-form.js';
+import { createDebateView } from './panel-debate-view.js';
 import {
   type DialogContext,
   openRejectDialog,
@@ -122,6 +125,10 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   });
   const tabsHost = createElement(document, 'nav', { class: 'hal-tabs-host' });
   const roomBar = createElement(document, 'div', { class: 'hal-room-bar' });
+  const debateHost = createElement(document, 'div', { class: 'hal-debate-host', hidden: '' });
+  const newDebate = createElement(document, 'button', { type: 'button', class: 'hal-debate-new-open' }, [
+    t('panel_debate_new'),
+  ]);
   const list = createElement(document, 'div', {
     class: 'hal-messages',
     id: 'hal-room',
@@ -167,6 +174,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   const body = createElement(document, 'div', { class: 'hal-panel-body' }, [
     tabsHost,
     roomBar,
+    debateHost,
     list,
     composer,
   ]);
@@ -193,6 +201,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     return undefined;
   }
   const roomView = createRoomView(context, list, { impactOf });
+  const debateView = createDebateView({ context, api, host: debateHost, messages: list });
 
   // ---- prefs: open state and width ----
   function applyPrefs(): void {
@@ -268,12 +277,21 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     // A refresh (window focus, a login) must not take keyboard focus away from the tab that has it.
     const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('[role=tab]');
     const focusedRoom = focused && tabsHost.contains(focused) ? focused.dataset.roomId : undefined;
-    tabsHost.replaceChildren(renderTabs(context, rooms, activeRoomId));
+    tabsHost.replaceChildren(renderTabs(context, rooms, activeRoomId), newDebate);
     if (focusedRoom)
       [...tabsHost.querySelectorAll<HTMLElement>('[role=tab]')]
         .find((tab) => tab.dataset.roomId === focusedRoom)
         ?.focus();
   }
+  newDebate.addEventListener('click', () => {
+    openNewDebateDialog({ document, t, api, connections: [...connections.values()] })
+      .then(async (debate) => {
+        if (!debate) return;
+        await loadRooms();
+        selectRoom(debate.roomId);
+      })
+      .catch(showError);
+  });
   tabsHost.addEventListener('click', (event) => {
     const tab = (event.target as Element).closest<HTMLElement>('[role=tab]');
     if (tab?.dataset.roomId && tab.dataset.roomId !== activeRoomId) selectRoom(tab.dataset.roomId);
@@ -495,6 +513,13 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     timeline = createRoomTimeline();
     roomView.reset();
     const own = timeline;
+    const room = activeRoom();
+    // A debate room is driven by its controls: its view replaces the composer and the room bar.
+    const debate = room?.kind === 'debate';
+    composer.hidden = debate;
+    roomBar.hidden = debate;
+    if (room && debate) debateView.show(room).catch(showError);
+    else debateView.hide();
     renderTabBar();
     renderRoomBar();
     renderComposerState();
@@ -505,6 +530,9 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
       timeline: own,
       onChange: () => {
         if (own === timeline) scheduleRender();
+      },
+      onDebate: (changed) => {
+        if (own === timeline) debateView.onDebate(changed);
       },
     });
   }

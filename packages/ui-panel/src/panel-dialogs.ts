@@ -81,7 +81,15 @@ function restoreFocus(document: Document, opener: Element | null | undefined): v
   (same ?? card)?.focus();
 }
 
-function openDialog(context: DialogContext, className: string, title: string): HTMLDialogElement {
+/**
+ * Adds an empty modal dialog of the panel (title, focus trap, focus returned on close) to the page; the caller
+ * fills it, calls `showModal()` and ends it with {@link finish}.
+ */
+export function openDialog(
+  context: Pick<DialogContext, 'document'>,
+  className: string,
+  title: string,
+): HTMLDialogElement {
   const { document } = context;
   const dialog = createElement(document, 'dialog', {
     class: `hal-dialog ${className}`,
@@ -100,7 +108,8 @@ function openDialog(context: DialogContext, className: string, title: string): H
   return dialog;
 }
 
-function finish(dialog: HTMLDialogElement): void {
+/** Closes and removes a dialog of {@link openDialog}, and gives focus back to where it was before. */
+export function finish(dialog: HTMLDialogElement): void {
   if (dialog.open) dialog.close();
   dialog.remove();
   const opener = openers.get(dialog);

@@ -149,6 +149,27 @@ describe('renderTabs', () => {
     );
     expect(tabs.querySelector('a.hal-tab-add')?.getAttribute('href')).toBe('/ops/ai');
   });
+
+  it('puts debate rooms after the direct rooms, titled by their topic', () => {
+    const context = createTestContext([testConnection({ id: 'c1', name: 'claude' })]);
+    const room = (id: string, kind: 'unified' | 'direct' | 'debate', position: number, title = '') => ({
+      id,
+      kind,
+      title,
+      fixed: kind === 'unified',
+      connectionId: kind === 'direct' ? 'c1' : null,
+      position,
+      tokenBudget: null,
+      tokensUsed: 0,
+    });
+    const tabs = renderTabs(
+      context,
+      [room('d1', 'debate', 1, '탭 대 스페이스'), room('r1', 'direct', 5), room('u', 'unified', 0)],
+      'd1',
+    );
+    const titles = [...tabs.querySelectorAll('[role=tab] .hal-tab-title')].map((node) => node.textContent);
+    expect(titles).toEqual(['통합', 'claude', '탭 대 스페이스']);
+  });
 });
 
 describe('renderActionCard', () => {

@@ -163,9 +163,12 @@ export interface TabView {
   connection?: Connection;
 }
 
+/** Where each kind of room stands in the tab bar: the unified room, the direct rooms, then the debates. */
+const TAB_ORDER: Record<Room['kind'], number> = { unified: 0, direct: 1, debate: 2 };
+
 /**
  * Renders the tab list (ARIA `tablist`): `통합` first and fixed, then one tab per connection with
- * a status mark, then `+` (a link to `/ops/ai`). Unified rooms always show the translated name.
+ * a status mark, then one per debate room, then `+` (a link to `/ops/ai`). Unified rooms always show the translated name.
  *
  * @example
  * nav.replaceChildren(renderTabs(context, rooms, activeRoomId));
@@ -178,7 +181,7 @@ export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: 
     'aria-label': t('panel_tabs'),
   });
   const ordered = [...rooms].sort((a, b) =>
-    a.kind === b.kind ? a.position - b.position : a.kind === 'unified' ? -1 : 1,
+    a.kind === b.kind ? a.position - b.position : TAB_ORDER[a.kind] - TAB_ORDER[b.kind],
   );
   for (const room of ordered) {
     const connection = room.connectionId ? context.connections.get(room.connectionId) : undefined;

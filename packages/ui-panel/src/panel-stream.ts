@@ -1,4 +1,4 @@
-import type { Action, RoomEvent, RoomMessage } from '@hal-ai/spec';
+import type { Action, Debate, RoomEvent, RoomMessage } from '@hal-ai/spec';
 import type { PanelApi } from './panel-api.js';
 import { createSseParser, type RoomTimeline } from './panel-sse.js';
 
@@ -9,6 +9,8 @@ export interface RoomStreamSettings {
   timeline: RoomTimeline;
   /** Called after anything in the timeline changed. */
   onChange: () => void;
+  /** A debate room's `debate` event: its debate changed (status, round, document, tokens). */
+  onDebate?: (debate: Debate) => void;
   /** Delay before a reconnect (default 1 s, doubling up to 15 s). */
   retryMs?: number;
   /** Injected timer (default `setTimeout`). */
@@ -22,7 +24,7 @@ export interface RoomStream {
   close(): void;
 }
 
-const EVENT_TYPES = new Set(['message', 'delta', 'turn', 'action']);
+const EVENT_TYPES = new Set(['message', 'delta', 'turn', 'action', 'debate']);
 
 /**
  * Follows a room: reads the SSE stream with `fetch` (so `Last-Event-ID` is ours to send), and on
@@ -80,7 +82,10 @@ export function createRoomStream(settings: RoomStreamSettings): RoomStream {
           continue;
         }
         const event = { type: frame.event, ...data } as RoomEvent;
+        // A `debate` frame moves the resume cursor too, then goes to the debate view (the timeline keeps none).
         changed = timeline.apply(event, frame.id) || changed;
+        if (event.type === 'debate' && event.debate && typeof event.debate === 'object')
+          settings.onDebate?.(event.debate);
       }
       if (changed) onChange();
     }

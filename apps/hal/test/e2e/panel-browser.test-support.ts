@@ -1,9 +1,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const repoRoot = path.resolve(appDir, '../..');
@@ -210,4 +211,39 @@ export async function apiSession(url: string, password: string): Promise<ApiCall
     const text = await answer.text();
     return { status: answer.status, body: (text ? JSON.parse(text) : {}) as never };
   };
+}
+
+/** A headless Chromium with its own profile folder, at the suite's default 1400 × 900, and its first page. */
+export async function launchChromium(profileDir: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1400, height: 900 },
+  });
+  return { context, page: context.pages()[0] ?? (await context.newPage()) };
+}
+
+/** Creates an active OpenAI-protocol connection on a fake (a fresh random key per run); returns its id. */
+export async function createFakeConnection(
+  call: ApiCall,
+  settings: { name: string; baseUrl: string; model: string },
+): Promise<string> {
+  const created = await call<{ connection: { id: string; status: string } }>(
+    'POST',
+    '/ops/api/ai/connections',
+    {
+      provider: 'openai',
+      name: settings.name,
+      auth: 'api_key',
+      apiKey: randomBytes(18).toString('base64url'),
+      baseUrl: settings.baseUrl,
+      model: settings.model,
+      identity: { role: '', traits: '', instructions: '' },
+    },
+  );
+  if (created.body.connection?.status !== 'active') {
+    throw new Error(`connection ${settings.name} is not active: ${JSON.stringify(created.body)}`);
+  }
+  return created.body.connection.id;
 }
