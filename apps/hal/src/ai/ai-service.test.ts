@@ -54,6 +54,7 @@ function countingConnections(list: Connection[]) {
   const reads = { list: 0, get: 0 };
   const listeners = new Set<Parameters<RoomConnections['onChange']>[0]>();
   const calls: CallOptions[] = [];
+  let revision = 0;
   const connections: RoomConnections = {
     async list() {
       reads.list++;
@@ -71,14 +72,19 @@ function countingConnections(list: Connection[]) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    async revision() {
+      return revision;
+    },
   };
-  const change = (next: Connection) => {
+  /** A change made here (announced to the listeners) or by another instance (`elsewhere`: only the revision moves). */
+  const change = (next: Connection, where: 'here' | 'elsewhere' = 'here') => {
     list.splice(
       list.findIndex((entry) => entry.id === next.id),
       1,
       next,
     );
-    for (const listener of listeners) listener({ type: 'updated', connection: next });
+    revision++;
+    if (where === 'here') for (const listener of listeners) listener({ type: 'updated', connection: next });
   };
   return { connections, reads, calls, change };
 }
@@ -116,6 +122,13 @@ describe('createAiService participants', () => {
     const after = await ai.engine.postMessage({ roomId: unified.id, operator, text: 'again' });
     expect(after.turns.map((turn) => turn.connectionId)).toEqual(['c1', 'c2']);
     expect(fake.reads.list).toBe(2);
+    await ai.engine.idle();
+
+    // A change another instance made (no event here, only the shared revision moved) is seen by the next post too.
+    fake.change({ ...connection('c2', 'Two'), status: 'disabled' }, 'elsewhere');
+    const later = await ai.engine.postMessage({ roomId: unified.id, operator, text: 'once more' });
+    expect(later.turns.map((turn) => turn.connectionId)).toEqual(['c1']);
+    expect(fake.reads.list).toBe(3);
     await ai.close();
   });
 });

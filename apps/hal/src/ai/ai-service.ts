@@ -69,7 +69,10 @@ export interface RoomConnections {
   reportProviderError(id: string, error: HalError): Promise<void>;
   onChange(
     listener: (event: { type: 'created' | 'updated' | 'deleted'; connection: Connection }) => void,
-  ): () => void /** Applies a PATCH body (`/model <name>` sends `{model}`); absent → `/model` is unavailable. */;
+  ): () => void;
+  /** The connections' shared revision: the views kept here are read again when another instance changed them. */
+  revision(): Promise<number>;
+  /** Applies a PATCH body (`/model <name>` sends `{model}`); absent → `/model` is unavailable. */
   update?(id: string, body: unknown, operator: { id: string; username: string }): Promise<Connection>;
 }
 
@@ -202,21 +205,24 @@ export function createAiService(settings: AiServiceSettings): AiService {
   };
   const skill = async () => settings.skill;
 
-  // The connections' views, read once and kept until the service reports a change: every post
-  // and every turn asks for participants, and each read was a query plus a view per connection.
-  let views: Promise<Map<string, Connection>> | undefined;
-  const connectionViews = (): Promise<Map<string, Connection>> => {
-    if (!views) {
+  // The connections' views, read once and kept until the service reports a change or the shared revision moves
+  // (another instance changed a connection): every post and every turn asks for participants, and each read was a
+  // query plus a view per connection, where checking the revision is one primary-key lookup.
+  let views: { revision: number; list: Promise<Map<string, Connection>> } | undefined;
+  const connectionViews = async (): Promise<Map<string, Connection>> => {
+    const revision = await connections.revision();
+    if (!views || views.revision !== revision) {
       const pending = Promise.resolve(connections.list()).then(
         (list) => new Map(list.map((connection) => [connection.id, connection])),
       );
-      views = pending;
+      const entry = { revision, list: pending };
+      views = entry;
       // A failed read is not kept: the next call reads again.
       pending.catch(() => {
-        if (views === pending) views = undefined;
+        if (views === entry) views = undefined;
       });
     }
-    return views;
+    return views.list;
   };
 
   const participant = (connection: Connection): RoomParticipant => ({

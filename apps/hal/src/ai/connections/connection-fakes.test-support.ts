@@ -28,6 +28,29 @@ export function generatedSecret(): string {
   return randomBytes(24).toString('base64url');
 }
 
+/** A create-connection body (SPEC §13) for an OAuth gateway whose custom endpoints are the fake authorization server. */
+export function oauthGatewayBody(
+  provider: 'anthropic' | 'other',
+  baseUrl: string,
+  auth: { url: string; clientId: string; clientSecret: string },
+) {
+  return {
+    provider,
+    name: 'gateway',
+    auth: 'oauth',
+    baseUrl,
+    model: 'claude-gw',
+    oauth: {
+      preset: 'custom',
+      authorizeUrl: `${auth.url}/authorize`,
+      tokenUrl: `${auth.url}/token`,
+      clientId: auth.clientId,
+      clientSecret: auth.clientSecret,
+      scopes: ['models'],
+    },
+  };
+}
+
 /** The app with connections over a temp-file database. */
 export interface ConnectionsTestApp {
   deps: HalRuntime;

@@ -24,6 +24,11 @@ export interface ConnectionModelsSettings {
   store: ConnectionStore;
   secrets: ConnectionSecrets;
   oauth: ConnectionOAuth;
+  /**
+   * The connections' shared revision (bumped by every row or secret write of any instance): a cached model built
+   * at another revision is rebuilt, so a `/model`, a disable or a new key on another instance is used at once.
+   */
+  revision(): Promise<number>;
   timeouts: ConnectionProviderTimeouts;
   /** The undici dispatcher provider calls go through (proxies, tests). */
   dispatcher?: HttpProviderSettings['dispatcher'];
@@ -40,8 +45,8 @@ export interface ConnectionModels {
   /** The row's provider; `used.tokens` receives the OAuth tokens it was built with. */
   provider(row: ConnectionRow, used?: { tokens?: OAuthTokens }): Promise<ModelProvider>;
   /**
-   * The connection's model, cached until any connection or secret changes (or, for OAuth, until its
-   * token is about to expire). A disabled connection → `connection_inactive`; no model → `model_unavailable`.
+   * The connection's model, cached until any connection or secret changes on any instance (or, for OAuth,
+   * until its token is about to expire). A disabled connection → `connection_inactive`; no model → `model_unavailable`.
    */
   languageModel(id: string): Promise<LanguageModel>;
   /** Drops every cached model (a row or a secret changed). */
@@ -52,6 +57,8 @@ interface CachedModel {
   model: LanguageModel;
   /** The OAuth tokens it was built with (OAuth connections only). */
   tokens?: OAuthTokens;
+  /** The shared revision it was built at. */
+  revision: number;
 }
 
 /**
@@ -65,8 +72,9 @@ export function createConnectionModels(settings: ConnectionModelsSettings): Conn
   const { store, secrets, oauth, timeouts } = settings;
   const cli = settings.cli ?? {};
   // Building a model (row read, decrypting the key, a new provider) per turn was measurable CPU on the
-  // request path, so models are cached per connection. Any change bumps `generation` and drops them
-  // all; a build that overlapped a change is used once but not cached.
+  // request path, so models are cached per connection. A local change bumps `generation` and drops them
+  // all; a build that overlapped a change is used once but not cached. A change by another process shows in the
+  // shared revision, read before every use.
   const cache = new Map<string, CachedModel>();
   let generation = 0;
 
@@ -103,10 +111,13 @@ export function createConnectionModels(settings: ConnectionModelsSettings): Conn
     provider,
 
     async languageModel(id) {
+      const revision = await settings.revision();
       const cached = cache.get(id);
       // An OAuth model is reused only while its access token is not about to expire; then it is
       // rebuilt, which refreshes the token.
-      if (cached && !(cached.tokens && oauth.isExpiring(id, cached.tokens))) return cached.model;
+      if (cached && cached.revision === revision && !(cached.tokens && oauth.isExpiring(id, cached.tokens))) {
+        return cached.model;
+      }
       const started = generation;
       const row = await store.require(id);
       if (row.status === 'disabled') {
@@ -124,7 +135,9 @@ export function createConnectionModels(settings: ConnectionModelsSettings): Conn
         });
       }
       const model = built.languageModel(modelId);
-      if (generation === started) cache.set(id, used.tokens ? { model, tokens: used.tokens } : { model });
+      if (generation === started) {
+        cache.set(id, used.tokens ? { model, tokens: used.tokens, revision } : { model, revision });
+      }
       return model;
     },
 

@@ -13,6 +13,7 @@ import {
   createConnectionsTestApp,
   databaseBytes,
   generatedSecret,
+  oauthGatewayBody,
 } from './connection-fakes.test-support.js';
 
 // The listen address of the test config (HAL_PUBLIC_URL unset), never the request's Host.
@@ -58,21 +59,12 @@ async function vaultIds(): Promise<string[]> {
 }
 
 async function createGatewayConnection(provider: FakeServer, kind: 'anthropic' | 'other') {
-  const created = await t.call('POST', api(), alice, {
-    provider: kind,
-    name: 'gateway',
-    auth: 'oauth',
-    baseUrl: kind === 'anthropic' ? provider.url : provider.baseUrl,
-    model: 'claude-gw',
-    oauth: {
-      preset: 'custom',
-      authorizeUrl: `${auth.url}/authorize`,
-      tokenUrl: `${auth.url}/token`,
-      clientId: auth.clientId,
-      clientSecret: auth.clientSecret,
-      scopes: ['models'],
-    },
-  });
+  const created = await t.call(
+    'POST',
+    api(),
+    alice,
+    oauthGatewayBody(kind, kind === 'anthropic' ? provider.url : provider.baseUrl, auth),
+  );
   expect(created.status).toBe(201);
   return created.body.connection;
 }

@@ -20,8 +20,8 @@ export const connectionSecretIds = {
 /** Settings of {@link createConnectionSecrets}. */
 export interface ConnectionSecretsSettings {
   vault: AppVault;
-  /** Called after every secret write or delete, so models built with the old secret are dropped. */
-  onWrite?: () => void;
+  /** Called (and awaited) after every secret write or delete, so models built with the old secret are dropped. */
+  onWrite?: () => void | Promise<void>;
 }
 
 /**
@@ -69,14 +69,14 @@ export function createConnectionSecrets(settings: ConnectionSecretsSettings): Co
     try {
       await vault.set(id, secret);
     } finally {
-      onWrite();
+      await onWrite();
     }
   };
   const remove = async (id: string) => {
     try {
       await vault.delete(id);
     } finally {
-      onWrite();
+      await onWrite();
     }
   };
   const tokens = async (id: string) => {

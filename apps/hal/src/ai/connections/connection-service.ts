@@ -27,6 +27,7 @@ import type { HalConfig } from '../../platform/config.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Operator } from '../../platform/http/env.js';
 import type { Logger } from '../../platform/logger.js';
+import { createSharedRevision } from '../../platform/platform-revisions.js';
 import { createConnectionChecks } from './connection-checks.js';
 import type { ConnectionCliSettings } from './connection-cli.js';
 import { createConnectionModels } from './connection-models.js';
@@ -84,6 +85,11 @@ export interface ConnectionService {
   reportProviderError(id: string, error: HalError): Promise<void>;
   /** Calls `listener` after every create, update and delete; returns the unsubscribe function. */
   onChange(listener: (event: ConnectionChange) => void): () => void;
+  /**
+   * The connections' shared revision: it moves with every row or secret write on any instance on the database, so
+   * what a process derived from the connections (views, participants) is stale when it differs.
+   */
+  revision(): Promise<number>;
 }
 
 /** A provider as the connections screen offers it (HTTP presets plus the local CLIs). */
@@ -163,8 +169,14 @@ export function createConnectionService(
 ): ConnectionManager {
   const { clock, logger } = deps;
   const forgetModels = () => models.forget();
-  const store = createConnectionStore({ db: deps.db, clock, onWrite: forgetModels });
-  const secrets = createConnectionSecrets({ vault: deps.vault, onWrite: forgetModels });
+  // Every instance on the database keeps models and views of the connections: each write tells them all.
+  const revision = createSharedRevision(deps.db, 'ai_connections');
+  const written = async () => {
+    forgetModels();
+    await revision.bump();
+  };
+  const store = createConnectionStore({ db: deps.db, clock, onWrite: written });
+  const secrets = createConnectionSecrets({ vault: deps.vault, onWrite: written });
   const newId = createIdGenerator(clock, deps.random ?? randomBytes);
   const listeners = new Set<(event: ConnectionChange) => void>();
   const nowIso = () => new Date(clock.now()).toISOString();
@@ -238,6 +250,7 @@ export function createConnectionService(
     store,
     secrets,
     oauth,
+    revision: () => revision.read(),
     timeouts: {
       firstByteTimeoutMs: options.firstByteTimeoutMs ?? deps.config.providerFirstByteTimeoutMs,
       idleTimeoutMs: options.idleTimeoutMs ?? deps.config.providerIdleTimeoutMs,
@@ -385,6 +398,8 @@ export function createConnectionService(
         listeners.delete(listener);
       };
     },
+
+    revision: () => revision.read(),
 
     async create(input, operator) {
       assertConnectionShape(input);

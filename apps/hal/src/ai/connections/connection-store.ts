@@ -18,8 +18,11 @@ export type ConnectionRowChanges = Partial<Omit<ConnectionRow, 'id' | 'created_a
 export interface ConnectionStoreSettings {
   db: Kysely<Database>;
   clock: Clock;
-  /** Called after every row write, so anything built from rows (the model cache) can drop it. */
-  onWrite?: () => void;
+  /**
+   * Called (and awaited) after every row write, so anything built from rows (the model cache, the views of
+   * every instance) can drop it.
+   */
+  onWrite?: () => void | Promise<void>;
 }
 
 /**
@@ -129,7 +132,7 @@ export function createConnectionStore(settings: ConnectionStoreSettings): Connec
     list: () => db.selectFrom('ai_connections').selectAll().orderBy('position').orderBy('id').execute(),
     async insert(row) {
       await db.insertInto('ai_connections').values(row).execute();
-      onWrite();
+      await onWrite();
     },
     async patch(id, changes) {
       await db
@@ -137,13 +140,13 @@ export function createConnectionStore(settings: ConnectionStoreSettings): Connec
         .set({ ...changes, updated_at: new Date(clock.now()).toISOString() })
         .where('id', '=', id)
         .execute();
-      onWrite();
+      await onWrite();
       return require(id);
     },
     async remove(id) {
       await db.deleteFrom('ai_oauth_states').where('connection_id', '=', id).execute();
       await db.deleteFrom('ai_connections').where('id', '=', id).execute();
-      onWrite();
+      await onWrite();
     },
     async assertNameFree(name, exceptId) {
       const rows = await db.selectFrom('ai_connections').select(['id', 'name']).execute();

@@ -115,6 +115,7 @@ const noConnections: RoomConnections = {
   },
   reportProviderError: async () => undefined,
   onChange: () => () => undefined,
+  revision: async () => 0,
 };
 
 function pinoAdapter(logger: Logger): McpLogger {

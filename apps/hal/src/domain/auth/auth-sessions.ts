@@ -145,48 +145,25 @@ export function createSessionStore(settings: SessionStoreSettings): SessionStore
     },
 
     async reauthenticate(sessionId) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .selectFrom('sessions')
-          .innerJoin('operators', 'operators.id', 'sessions.operator_id')
-          .select([
-            'sessions.csrf_token',
-            'sessions.created_at',
-            'sessions.expires_at',
-            'operators.id',
-            'operators.username',
-          ])
-          .where('sessions.id', '=', sessionId)
-          .executeTakeFirst();
-        if (row === undefined) return null;
-        await trx.deleteFrom('sessions').where('id', '=', sessionId).execute();
-        // The CSRF token stays: it is a per-login secret the open console pages already hold, while
-        // the cookie token is what fixation attacks plant, so that is what changes.
-        const now = clock.now();
-        const token = random(32).toString('base64url');
-        const id = hashSessionToken(token);
-        const recentAuthUntil = now + windowMs;
-        await trx
-          .insertInto('sessions')
-          .values({
-            id,
-            operator_id: row.id,
-            csrf_token: row.csrf_token,
-            created_at: row.created_at,
-            last_seen_at: iso(now),
-            expires_at: row.expires_at,
-            recent_auth_until: iso(recentAuthUntil),
-          })
-          .execute();
-        return {
-          id,
-          token,
-          operator: { id: row.id, username: row.username },
-          csrfToken: row.csrf_token,
-          recentAuthUntil,
-          expiresAt: Date.parse(row.expires_at),
-        };
-      });
+      // Taking the old row out is the one atomic step: of two re-auths racing on one session (two tabs, two
+      // instances), only the one whose DELETE returns the row goes on, so one session replaces it, never two.
+      // No transaction spans the awaits: on SQLite a second connection would wait on its lock while holding the
+      // only thread. Should the insert fail, the session is gone and the operator signs in again (fails closed).
+      const taken = await db
+        .deleteFrom('sessions')
+        .where('id', '=', sessionId)
+        .returning(['operator_id', 'csrf_token', 'created_at', 'expires_at'])
+        .executeTakeFirst();
+      if (taken === undefined) return null;
+      const operator = await db
+        .selectFrom('operators')
+        .select(['id', 'username'])
+        .where('id', '=', taken.operator_id)
+        .executeTakeFirst();
+      if (operator === undefined) return null;
+      // The CSRF token stays: it is a per-login secret the open console pages already hold, while
+      // the cookie token is what fixation attacks plant, so that is what changes.
+      return insert(operator, taken.csrf_token, taken.created_at, Date.parse(taken.expires_at), clock.now());
     },
 
     async close(sessionId) {

@@ -32,6 +32,16 @@ describe('migrateToLatest', () => {
     );
   });
 
+  it('applies a migration numbered below the newest applied one (a database from before it landed)', async () => {
+    database = openDatabase(':memory:');
+    await migrateToLatest(database.db);
+    // As a database migrated before 0013 was written: 0014 applied, 0013 never.
+    await sql`DROP TABLE hal_revisions`.execute(database.db);
+    await sql`DELETE FROM kysely_migration WHERE name = '0013-revisions'`.execute(database.db);
+    expect((await migrateToLatest(database.db)).applied).toEqual(['0013-revisions']);
+    await sql`SELECT revision FROM hal_revisions`.execute(database.db);
+  });
+
   it('throws an error naming the failed migration', async () => {
     database = openDatabase(':memory:');
     await sql`CREATE TABLE operators (id TEXT)`.execute(database.db);

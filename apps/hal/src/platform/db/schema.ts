@@ -4,6 +4,7 @@ import type { AiRoomsTables } from './tables/ai-rooms.js';
 import type { CoreTables } from './tables/core.js';
 import type { FoundationTables } from './tables/foundation.js';
 import type { InstanceTables } from './tables/instances.js';
+import type { RevisionTables } from './tables/revisions.js';
 import type { VaultTables } from './tables/vault.js';
 
 /** The whole database as kysely sees it: each area declares its own tables in `tables/`. */
@@ -14,4 +15,5 @@ export interface Database
     AiRoomsTables,
     AiConnectionTables,
     AiDebateTables,
-    InstanceTables {}
+    InstanceTables,
+    RevisionTables {}

@@ -10,6 +10,7 @@ import * as aiActionTainted from './0008-ai-action-tainted.js';
 import * as aiConnectionReasoning from './0009-ai-connection-reasoning.js';
 import * as aiRoomDebateBudget from './0010-ai-room-debate-budget.js';
 import * as aiDebates from './0011-ai-debates.js';
+import * as revisions from './0013-revisions.js';
 import * as instances from './0014-instances.js';
 
 /**
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0009-ai-connection-reasoning': aiConnectionReasoning,
   '0010-ai-room-debate-budget': aiRoomDebateBudget,
   '0011-ai-debates': aiDebates,
+  '0013-revisions': revisions,
   '0014-instances': instances,
 };
 
