@@ -10,6 +10,7 @@ import {
   createConnectionService,
 } from './ai/connections/index.js';
 import type { DebateWikiPublisherOptions } from './ai/debates/debate-wiki-publisher.js';
+import { createPostgresRoomEventHub, type PostgresRoomEventHub } from './ai/rooms/postgres-room-event-hub.js';
 import { createShellService, type ShellService, type ShellServiceSettings } from './ai/shell/index.js';
 import { loadSkill } from './ai/skill.js';
 import { createHalTools, type HalToolContext } from './ai/tools/index.js';
@@ -170,6 +171,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
   let redactSecrets: (value: unknown) => unknown = (value) => value;
   const logger = edges.logger ?? createLogger({ redact: (value) => redactSecrets(value) });
   const database = edges.database ?? (await openConfiguredDatabase(config, logger));
+  let roomEvents: PostgresRoomEventHub | undefined;
   try {
     const { db } = database;
     // The vault opens first so the audit log can redact every stored secret from its details.
@@ -198,6 +200,12 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       },
       onError: (error) => logger.warn({ err: error }, 'instance heartbeat failed'),
     });
+    // On PostgreSQL the room events of every instance (and `hal mcp`) cross through LISTEN/NOTIFY (SPEC §15); on
+    // SQLite the rooms' default hub watches the rooms' counters instead.
+    roomEvents =
+      database.dialect === 'postgres'
+        ? createPostgresRoomEventHub({ pool: database.pool, instanceId: instances.id, logger })
+        : undefined;
     // The core finds agents through the runtime on every call, so tests may replace the directory.
     const core = createHalCore({
       db,
@@ -252,6 +260,8 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       ai: undefined as unknown as AiService,
       instances,
       async start() {
+        // Events other instances publish from now on reach this one's streams.
+        await roomEvents?.ready();
         await instances.start();
         started = true;
         await core.start();
@@ -269,6 +279,8 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
           try {
             // Every PTY goes with HAL (their end is audited before the database closes).
             await Promise.all([runtime.ai.close(), runtime.shells.close()]);
+            // The rooms' last events still go out to the other instances, then the listening connection ends.
+            await roomEvents?.close();
             await core.stop(graceMs);
             if (started) await instances.stop();
           } finally {
@@ -285,12 +297,14 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       skill,
       instanceId: instances.id,
       compiledQueries: config.databaseCompiledQueries,
+      ...(roomEvents ? { events: roomEvents } : {}),
       ...(edges.web ? { web: edges.web(runtime) } : {}),
       // The Wiki.js API key is read from the vault for each attempt; the rooms never see it.
       wiki: { ...edges.wiki, token: () => vault.get(settingSecretId('wiki.api_token', null)) },
     });
     return runtime;
   } catch (error) {
+    await roomEvents?.close();
     await database.close();
     throw error;
   }

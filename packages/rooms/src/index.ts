@@ -66,6 +66,7 @@ export type {
   RoomEventHubSettings,
   RoomEventListener,
   RoomEventResume,
+  RoomEventSubscribeOptions,
   RoomEventSubscription,
 } from './room-events.js';
 export { createRoomEventHub } from './room-events.js';

@@ -47,6 +47,19 @@ describe('createRoomEventHub', () => {
     expect(seen).toEqual([]);
   });
 
+  it("replays nothing for a cursor it does not know (a shared hub's), but delivers live events", () => {
+    const hub = createRoomEventHub({ firstId: 0 });
+    hub.publish('r', delta('old'));
+    const seen: string[] = [];
+    const subscription = hub.subscribe('r', { cursor: 'abc:3' }, ({ event }) => {
+      if (event.type === 'delta') seen.push(event.text);
+    });
+    expect(subscription.replayed).toBe(false);
+    hub.publish('r', delta('new'));
+    expect(seen).toEqual(['new']);
+    expect(hub.lastCursor).toBeUndefined();
+  });
+
   it('starts ids from the clock so that cursors from before a restart are gaps', () => {
     const before = createRoomEventHub();
     const old = before.publish('r', delta('x')).id;

@@ -5,6 +5,27 @@ export interface RoomEventEnvelope {
   id: number;
   roomId: string;
   event: RoomEvent;
+  /**
+   * The SSE `id:` when it is not `id` itself: a hub shared by several processes hands out cursors that mean the same
+   * on each of them (and may differ per subscriber). Absent → `String(id)`.
+   */
+  cursor?: string;
+}
+
+/** What {@link RoomEventHub.subscribe} starts from, and whom it tells about lost events. */
+export interface RoomEventSubscribeOptions {
+  /** A numeric `Last-Event-ID`: buffered events after it are replayed. */
+  afterId?: number;
+  /**
+   * A `Last-Event-ID` that is not a plain number (a shared hub's {@link RoomEventEnvelope.cursor}). A hub that does
+   * not know the form replays nothing (`replayed: false`).
+   */
+  cursor?: string;
+  /**
+   * Called when the hub learns, after subscribing, that it lost events this subscriber should have had (a shared
+   * hub's connection to the other processes dropped): the client must catch up through `messages?after=`.
+   */
+  onGap?(): void;
 }
 
 /** A listener of one room's events. */
@@ -37,13 +58,18 @@ export interface RoomEventHub {
    */
   subscribe(
     roomId: string,
-    options: { afterId?: number },
+    options: RoomEventSubscribeOptions,
     listener: RoomEventListener,
   ): RoomEventSubscription;
   /** The buffered events after `afterId`, or `gap` when some of them are no longer buffered. */
   resumeFrom(roomId: string, afterId: number): RoomEventResume;
   /** The id of the room's latest event (undefined before the first). */
   lastId(roomId: string): number | undefined;
+  /**
+   * The cursor a client holding every event so far would resume from, when the hub's cursors are not plain numbers
+   * (a shared hub); absent → `String(lastId)`.
+   */
+  lastCursor?(roomId: string): string | undefined;
 }
 
 /** Settings of {@link createRoomEventHub}. */
@@ -126,7 +152,8 @@ export function createRoomEventHub(settings: RoomEventHubSettings = {}): RoomEve
     },
     subscribe(roomId, options, listener) {
       const room = channel(roomId);
-      let replayed = true;
+      // A cursor of a shared hub means nothing here: the client catches up instead.
+      let replayed = options.cursor === undefined || options.afterId !== undefined;
       if (options.afterId !== undefined) {
         const resume = resumeFrom(roomId, options.afterId);
         if (resume.ok) for (const envelope of resume.events) listener(envelope);

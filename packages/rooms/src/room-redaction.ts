@@ -65,5 +65,6 @@ export function createRedactingEventHub(events: RoomEventHub, redact: RoomRedact
     subscribe: (roomId, options, listener) => events.subscribe(roomId, options, listener),
     resumeFrom: (roomId, afterId) => events.resumeFrom(roomId, afterId),
     lastId: (roomId) => events.lastId(roomId),
+    ...(events.lastCursor ? { lastCursor: (roomId: string) => events.lastCursor?.(roomId) } : {}),
   };
 }

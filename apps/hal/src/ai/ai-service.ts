@@ -95,7 +95,8 @@ export interface AiServiceSettings {
   /**
    * Defaults, with the default store, to the hub shared with the other processes on the database
    * (`createSqliteRoomEventHub`: cards `hal mcp` posts reach this process's streams); with a given store, to an
-   * in-process hub. Either keeps 500 events per room for replay.
+   * in-process hub. Either keeps 500 events per room for replay. On PostgreSQL the runtime passes its
+   * `createPostgresRoomEventHub` here (and closes it itself).
    */
   events?: RoomEventHub;
   limits?: RoomEngineLimits;

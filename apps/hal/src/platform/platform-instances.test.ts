@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RoomEventEnvelope } from '@hal-ai/rooms';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHalRuntime, type HalRuntime } from '../hal-runtime.js';
 import { loadConfig } from './config.js';
@@ -108,6 +109,34 @@ describePostgres('instances on one database', () => {
   recoverySuite(async () => {
     const { url } = await createMigratedPostgresTestDatabase();
     return async () => openPostgresDatabase(url);
+  });
+
+  it("one instance's room events reach the other's subscribers, whose cursors resume on either", async () => {
+    const { url } = await createMigratedPostgresTestDatabase();
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-instances-'));
+    folders.push(dataDir);
+    const a = await startInstance(dataDir, openPostgresDatabase(url));
+    const b = await startInstance(dataDir, openPostgresDatabase(url));
+    const room = await a.ai.store.ensureUnifiedRoom();
+    const onB: RoomEventEnvelope[] = [];
+    const follower = b.ai.events.subscribe(room.id, {}, (envelope) => onB.push(envelope));
+    // What the engine publishes for a turn it runs (the two-process test posts through the engine itself).
+    const delta = { type: 'delta', messageId: 'msg_1', connectionId: 'c1', text: '안녕하세요' } as const;
+    a.ai.events.publish(room.id, delta);
+    for (let attempt = 0; attempt < 300 && onB.length === 0; attempt += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    follower.unsubscribe();
+    expect(onB.map((envelope) => envelope.event)).toEqual([delta]);
+    // A's cursor, read on B, replays nothing twice; B's own later event follows it.
+    const cursor = a.ai.events.lastCursor?.(room.id) as string;
+    expect(cursor).toMatch(/^[0-9a-z]{10}:\d+$/);
+    b.ai.events.publish(room.id, { type: 'turn', turnId: 't_b', connectionId: 'c1', status: 'running' });
+    const resumed: RoomEventEnvelope[] = [];
+    expect(b.ai.events.subscribe(room.id, { cursor }, (envelope) => resumed.push(envelope)).replayed).toBe(
+      true,
+    );
+    expect(resumed.map((envelope) => envelope.event.type)).toEqual(['turn']);
   });
 });
 

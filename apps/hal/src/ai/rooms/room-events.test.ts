@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../../platform/http/env.js';
 import { createRoomTestApp, eventually, type RoomTestApp } from './room-app.test-support.js';
 import { createRoomRoutes } from './room-routes.js';
+import { createSharedRoomEventBuffer } from './shared-room-event-buffer.js';
 import { type Frame, frameReader } from './sse-frames.test-support.js';
 
 const completedReply = (frames: Frame[]) =>
@@ -128,6 +129,70 @@ describe('SSE heartbeat', () => {
       const frames = await reader.until((list) => list.some((frame) => frame.comment === 'heartbeat'));
       expect(frames.find((frame) => frame.comment)?.comment).toBe('heartbeat');
       controller.abort();
+      await reader.cancel();
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('SSE over a hub shared by several instances', () => {
+  it("uses the hub's cursors as frame ids, resumes from one, and asks to resync when the hub lost events", async () => {
+    const t = await createRoomTestApp();
+    try {
+      // The PostgreSQL hub's memory, fed by hand: `a` is this process, `b` another instance.
+      const events = createSharedRoomEventBuffer({ origin: 'a' });
+      const app = new Hono<AppEnv>();
+      app.use('*', async (c, next) => {
+        c.set('operator', { id: 'op_1', username: 'alice' });
+        await next();
+      });
+      app.route('/', createRoomRoutes({ ...t.deps, ai: { ...t.ai, events } }, { heartbeatMs: 60_000 }));
+      const unified = (await t.ai.listRooms())[0]?.id as string;
+      const delta = (text: string) => ({ type: 'delta', messageId: 'm1', connectionId: 'c1', text }) as const;
+      const controller = new AbortController();
+      const live = frameReader(await app.request(`/rooms/${unified}/events`, { signal: controller.signal }));
+      events.publish(unified, delta('mine'));
+      events.receive(unified, 'b', 1, delta('theirs'));
+      const frames = await live.until((list) => list.length === 2);
+      expect(frames.map((frame) => frame.id)).toEqual(['a:1', 'a:1,b:1']);
+      events.lost();
+      const [resync] = (await live.until((list) => list.length === 3)).slice(2);
+      expect(resync?.event).toBe('resync');
+      expect(resync?.id).toBe('a:1,b:1');
+      controller.abort();
+      await live.cancel();
+
+      // A cursor another instance gave: only what it lacks is replayed (b's event was suspect until b's next one).
+      events.receive(unified, 'b', 2, delta('theirs again'));
+      events.publish(unified, delta('mine again'));
+      const again = new AbortController();
+      const resumed = frameReader(
+        await app.request(`/rooms/${unified}/events`, {
+          headers: { 'last-event-id': 'a:1,b:2' },
+          signal: again.signal,
+        }),
+      );
+      const [replayed] = await resumed.until((list) => list.length > 0);
+      expect(replayed).toMatchObject({ event: 'delta', id: 'a:2,b:2' });
+      expect(JSON.parse(replayed?.data ?? '{}')).toMatchObject({ text: 'mine again' });
+      again.abort();
+      await resumed.cancel();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('asks to resync when the Last-Event-ID is not a cursor this HAL knows', async () => {
+    const t = await createRoomTestApp();
+    try {
+      const unified = (await t.ai.listRooms())[0]?.id as string;
+      const response = await t.app.request(`/ops/api/ai/rooms/${unified}/events`, {
+        headers: { cookie: t.session.cookie, 'last-event-id': 'k3x9a00000:5' },
+      });
+      const reader = frameReader(response);
+      const [first] = await reader.until((list) => list.length > 0);
+      expect(first?.event).toBe('resync');
       await reader.cancel();
     } finally {
       await t.close();

@@ -224,9 +224,12 @@ export function createRoomRoutes(deps: RoomRouteDeps, options: RoomRoutesOptions
   routes.get('/rooms/:id/events', async (c) => {
     const ai = service(deps);
     const room = await requireRoom(ai, c.req.param('id'));
-    const cursor = c.req.header('last-event-id') ?? c.req.query('lastEventId');
+    const lastEventId = (c.req.header('last-event-id') ?? c.req.query('lastEventId'))?.trim();
+    // A plain number is this process's id; anything else a shared hub's cursor (valid or not: the hub judges).
     const afterId =
-      cursor !== undefined && /^\d{1,20}$/.test(cursor.trim()) ? Number(cursor.trim()) : undefined;
+      lastEventId !== undefined && /^\d{1,20}$/.test(lastEventId) ? Number(lastEventId) : undefined;
+    const cursor =
+      lastEventId && afterId === undefined && lastEventId.length <= 1000 ? lastEventId : undefined;
     return eventStream(c, {
       heartbeatMs,
       minIntervalMs: EVENT_WRITE_INTERVAL_MS,
@@ -245,23 +248,11 @@ export function createRoomRoutes(deps: RoomRouteDeps, options: RoomRoutesOptions
             streaming.delete(event.message.id);
           return true;
         };
-        // Replayed events are delivered synchronously inside subscribe, before any live one.
-        const subscription = ai.events.subscribe(
-          room.id,
-          afterId === undefined ? {} : { afterId },
-          (envelope: RoomEventEnvelope) =>
-            push(
-              sseFrame(envelope.event.type, String(envelope.id), eventData(envelope.event)),
-              urgent(envelope.event),
-            ),
-        );
-        if (!subscription.replayed) {
-          // The cursor is older than the buffer: the client catches up through `messages?after`.
-          const lastId = ai.events.lastId(room.id) ?? afterId ?? 0;
+        const resync = () =>
           push(
             sseFrame(
               'resync',
-              String(lastId),
+              ai.events.lastCursor?.(room.id) ?? String(ai.events.lastId(room.id) ?? afterId ?? 0),
               // The client knows its own last seq; it catches up from there (`?after=0` re-reads everything).
               JSON.stringify({
                 reason: 'gap',
@@ -270,7 +261,27 @@ export function createRoomRoutes(deps: RoomRouteDeps, options: RoomRoutesOptions
               }),
             ),
           );
-        }
+        // Replayed events are delivered synchronously inside subscribe, before any live one.
+        const subscription = ai.events.subscribe(
+          room.id,
+          {
+            ...(afterId !== undefined ? { afterId } : {}),
+            ...(cursor !== undefined ? { cursor } : {}),
+            // A shared hub lost events meant for this stream (its connection to the other instances dropped).
+            onGap: resync,
+          },
+          (envelope: RoomEventEnvelope) =>
+            push(
+              sseFrame(
+                envelope.event.type,
+                envelope.cursor ?? String(envelope.id),
+                eventData(envelope.event),
+              ),
+              urgent(envelope.event),
+            ),
+        );
+        // The cursor is older than the buffer (or unknown here): the client catches up through `messages?after`.
+        if (!subscription.replayed) resync();
         return () => subscription.unsubscribe();
       },
     });
