@@ -4,7 +4,9 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 
@@ -88,7 +90,8 @@ function errorResult(code: string, message: string, extra: Record<string, unknow
  * - `tools/call`: unknown/disabled tool or invalid arguments → `isError: true` with the issues;
  *   read → executed, result as `structuredContent` plus the same JSON as text; write/high → never
  *   executed: `onApprovalRequest` → `{approvalRequested: true, actionId}`; a failing tool → `isError`;
- * - `ping`; protocol faults (unknown method, malformed params) are JSON-RPC errors.
+ * - `ping`; protocol faults (unknown method, malformed params) are JSON-RPC errors, and so is `tools/list` or
+ *   `tools/call` before `initialize` (`-32600`).
  *
  * @example
  * const server = createHalMcpServer({
@@ -114,14 +117,24 @@ export function createHalMcpServer<C>(settings: HalMcpServerSettings<C>): Server
   const enabled = (name: string) =>
     selection === undefined ? registry.has(name) : registry.isEnabled(name, selection);
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: toMcpTools(selection === undefined ? registry.list() : registry.select(selection)),
-  }));
+  // MCP's lifecycle: nothing but `ping` before `initialize` (the SDK would answer, and record proposals from a
+  // client that never said who it is).
+  const requireInitialized = () => {
+    if (server.getClientVersion() === undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, 'Not initialized: send initialize first');
+    }
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    requireInitialized();
+    return { tools: toMcpTools(selection === undefined ? registry.list() : registry.select(selection)) };
+  });
 
   // Registered with a loose schema on purpose: the SDK's generic parse would answer malformed params
   // with -32603 (internal error); `Server` itself re-checks tools/call params and answers -32602.
   const looseCallToolRequest = z.object({ method: z.literal('tools/call'), params: z.unknown() });
   server.setRequestHandler(looseCallToolRequest, async (raw): Promise<CallToolResult> => {
+    requireInitialized();
     const request = CallToolRequestSchema.parse(raw);
     const name = request.params.name;
     // The arguments exactly as the client sent them: zod rebuilds a record by assignment, which turns an own

@@ -142,6 +142,67 @@ describe('serveStdio over a spawned process', () => {
   });
 });
 
+describe('serveStdio before and around initialize', () => {
+  it('refuses tools/list and tools/call before initialize with -32600 (ping still answers), then serves', async () => {
+    const server = rawServer();
+    try {
+      server.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }));
+      expect(await server.next()).toMatchObject({ id: 1, error: { code: -32600 } });
+      server.send(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'sample_note_add', arguments: { text: 'before initialize' } },
+        }),
+      );
+      expect(await server.next()).toMatchObject({ id: 2, error: { code: -32600 } });
+      server.send(JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }));
+      expect(await server.next()).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
+      server.send(initialize(4));
+      expect(await server.next()).toMatchObject({ id: 4, result: { serverInfo: { name: 'sample-stdio' } } });
+      server.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }));
+      expect(await server.next()).toMatchObject({ id: 5, result: { tools: expect.any(Array) } });
+    } finally {
+      server.child.stdin.end();
+    }
+    await new Promise((resolve) => server.child.once('exit', resolve));
+    // The refused write call never reached the approval request.
+    expect(server.stderr()).not.toContain('approval requested');
+  });
+
+  it.each([
+    ['initialize without its params', { method: 'initialize', params: {} }],
+    [
+      'initialize with a numeric protocol version',
+      {
+        method: 'initialize',
+        params: { protocolVersion: 1, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      },
+    ],
+    [
+      'tools/call with arguments that are not an object',
+      { method: 'tools/call', params: { name: 'sample_echo', arguments: 'x' } },
+    ],
+    ['tools/list with a numeric cursor', { method: 'tools/list', params: { cursor: 5 } }],
+  ])('answers %s with -32602, never a validator dump as -32603', async (_label, request) => {
+    const server = rawServer();
+    try {
+      server.send(JSON.stringify({ jsonrpc: '2.0', id: 'x', ...request }));
+      const answer = await server.next();
+      expect(answer).toEqual({
+        jsonrpc: '2.0',
+        id: 'x',
+        error: { code: -32602, message: expect.stringMatching(/^Invalid params/) },
+      });
+      server.send(JSON.stringify({ jsonrpc: '2.0', id: 'p', method: 'ping' }));
+      expect(await server.next()).toEqual({ jsonrpc: '2.0', id: 'p', result: {} });
+    } finally {
+      server.child.stdin.end();
+    }
+  });
+});
+
 describe('HalStdioServerTransport in process', () => {
   it('discards an over-long line with -32700, handles split chunks and CRLF', async () => {
     const stdin = new PassThrough();

@@ -2,12 +2,32 @@ import process from 'node:process';
 import type { Readable, Writable } from 'node:stream';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type JSONRPCMessage, JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  InitializeRequestSchema,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+  ListToolsRequestSchema,
+  PingRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 /** JSON-RPC 2.0: the line is not JSON. */
 export const JSONRPC_PARSE_ERROR = -32700;
 /** JSON-RPC 2.0: JSON, but not a JSON-RPC message. */
 export const JSONRPC_INVALID_REQUEST = -32600;
+/** JSON-RPC 2.0: a known method whose params do not fit it. */
+export const JSONRPC_INVALID_PARAMS = -32602;
+
+/**
+ * The requests this server answers, with the SDK's own schema of each. The SDK parses a handler's params itself and
+ * answers a mismatch as `-32603` (internal error) with its validator's dump; checked here first, it is `-32602`.
+ */
+const REQUEST_SCHEMAS: Record<string, { safeParse(value: unknown): { success: boolean } }> = {
+  initialize: InitializeRequestSchema,
+  ping: PingRequestSchema,
+  'tools/list': ListToolsRequestSchema,
+  'tools/call': CallToolRequestSchema,
+};
 
 /** The edges of the stdio transport; the process's own streams by default. */
 export interface StdioOptions {
@@ -30,8 +50,9 @@ function requestIdOf(value: unknown): string | number | null {
 /**
  * The MCP stdio transport (newline-delimited JSON-RPC) that answers what the SDK's
  * `StdioServerTransport` silently drops: a line that is not JSON gets a `-32700` error, JSON that is
- * not a JSON-RPC message gets `-32600` (with its `id` when it has one), an over-long line is
- * discarded with `-32700`; the server keeps serving the next line in every case.
+ * not a JSON-RPC message gets `-32600` (with its `id` when it has one), a request for a known method
+ * (`initialize`, `ping`, `tools/list`, `tools/call`) whose params do not fit gets `-32602`, an over-long line
+ * is discarded with `-32700`; the server keeps serving the next line in every case.
  *
  * @example
  * const transport = new HalStdioServerTransport({ stdin: process.stdin, stdout: process.stdout });
@@ -162,6 +183,17 @@ export class HalStdioServerTransport implements Transport {
         JSONRPC_INVALID_REQUEST,
         'Invalid Request: not a JSON-RPC 2.0 message',
       );
+      return;
+    }
+    const request = parsed.data as { id?: unknown; method?: unknown };
+    const schema =
+      request.id !== undefined &&
+      typeof request.method === 'string' &&
+      Object.hasOwn(REQUEST_SCHEMAS, request.method)
+        ? REQUEST_SCHEMAS[request.method]
+        : undefined;
+    if (schema && !schema.safeParse(value).success) {
+      this.#answerError(requestIdOf(value), JSONRPC_INVALID_PARAMS, `Invalid params for ${request.method}`);
       return;
     }
     try {
