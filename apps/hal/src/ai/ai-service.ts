@@ -74,6 +74,8 @@ export interface RoomConnections {
   revision(): Promise<number>;
   /** Applies a PATCH body (`/model <name>` sends `{model}`); absent → `/model` is unavailable. */
   update?(id: string, body: unknown, operator: { id: string; username: string }): Promise<Connection>;
+  /** The context window of the connection's model as its provider's list reports it (absent → the debate default). */
+  contextWindow?(id: string): Promise<number | undefined>;
 }
 
 /** Settings of {@link createAiService}. */
@@ -309,6 +311,8 @@ export function createAiService(settings: AiServiceSettings): AiService {
       const connection = (await connectionViews()).get(connectionId);
       return connection ? participant(connection) : undefined;
     },
+    // A debate compacts its older rounds by the smallest context window its models' lists report.
+    contextWindowOf: (connectionId) => connections.contextWindow?.(connectionId),
     clock: () => new Date(deps.clock.now()),
     ...(settings.newId ? { newId: settings.newId } : {}),
     // Never awaited by a round: publishing runs beside the debate, however slow or broken the wiki is.

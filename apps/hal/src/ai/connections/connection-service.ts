@@ -90,6 +90,11 @@ export interface ConnectionService {
    * what a process derived from the connections (views, participants) is stale when it differs.
    */
   revision(): Promise<number>;
+  /**
+   * The context window of the connection's model as its provider's model list reports it (debates compact their
+   * prompts by it); undefined when the list does not say, for a local CLI, or when the list cannot be read.
+   */
+  contextWindow(id: string): Promise<number | undefined>;
 }
 
 /** A provider as the connections screen offers it (HTTP presets plus the local CLIs). */
@@ -168,7 +173,15 @@ export function createConnectionService(
   options: ConnectionServiceOptions = {},
 ): ConnectionManager {
   const { clock, logger } = deps;
-  const forgetModels = () => models.forget();
+  // Context windows as the last model list reported them, per connection: read from a check, or listed once when
+  // a debate first asks; forgotten with the models on any change.
+  const contextWindows = new Map<string, Promise<number | undefined>>();
+  const forgetModels = () => {
+    models.forget();
+    contextWindows.clear();
+  };
+  const windowOf = (listed: readonly ModelInfo[], model: string | null) =>
+    model ? listed.find((entry) => entry.id === model)?.contextWindow : undefined;
   // Every instance on the database keeps models and views of the connections: each write tells them all.
   const revision = createSharedRevision(deps.db, 'ai_connections');
   const written = async () => {
@@ -277,6 +290,9 @@ export function createConnectionService(
       error: connection.lastError?.code ?? null,
     });
     emit('updated', connection);
+    if (outcome.row.provider !== 'local-cli') {
+      contextWindows.set(row.id, Promise.resolve(windowOf(outcome.models, outcome.row.model)));
+    }
     return { connection, models: outcome.models };
   }
 
@@ -375,6 +391,24 @@ export function createConnectionService(
     },
 
     languageModel: (id) => models.languageModel(id),
+
+    contextWindow(id) {
+      let known = contextWindows.get(id);
+      if (!known) {
+        const listing = (async () => {
+          const row = await store.find(id);
+          if (!row?.model || row.provider === 'local-cli' || row.status === 'disabled') return undefined;
+          return windowOf(await (await models.provider(row)).listModels(), row.model);
+        })();
+        known = listing;
+        contextWindows.set(id, listing);
+        // A failed listing is not kept: the next round asks again.
+        listing.catch(() => {
+          if (contextWindows.get(id) === listing) contextWindows.delete(id);
+        });
+      }
+      return known.catch(() => undefined);
+    },
 
     async reportProviderError(id, error) {
       const row = await store.find(id);

@@ -5,7 +5,7 @@ import {
   type RoomTestApp,
   testConnectionBody,
 } from '../rooms/room-app.test-support.js';
-import { enqueueConcludingDebate } from './debate-script.test-support.js';
+import { concludingVerdict, enqueueConcludingDebate } from './debate-script.test-support.js';
 
 let t: RoomTestApp;
 let moderatorId: string;
@@ -108,5 +108,61 @@ describe('debates over HTTP', () => {
     }
     expect((await t.call('GET', ai('/debates'))).body.debates).toEqual([]);
     expect((await t.call('GET', ai('/debates/nope'))).status).toBe(404);
+  });
+
+  it("compacts older rounds by the context window the moderator's model list reports, keeping the full log", async () => {
+    // The OpenAI fake now lists gpt-test with a small window; the moderator's check reads it.
+    t.gpt.setModels([{ id: 'gpt-test', contextWindow: 1500 }, { id: 'gpt-large' }]);
+    expect((await t.call('POST', ai(`/connections/${moderatorId}/test`))).status).toBe(200);
+    const long = (n: number) =>
+      `Claude ${n}: ${'a formatter ends every argument about width '.repeat(40).trim()}`;
+    const keepGoing = concludingVerdict({
+      decision: 'continue',
+      agreement_level: 'partial',
+      disputed: ['width'],
+    });
+    // Rounds 1 and 3 Claude, 2 and 4 GPT; the summary note after round 3; round 4 starts by compacting round 1.
+    t.gpt.enqueue(
+      ...[1, 2, 3, 4].flatMap((n) => [
+        ...(n === 4 ? [{ text: 'MODERATOR SUMMARY OF ROUND 1: formatters win.' }] : []),
+        { text: `Brief ${n}` },
+        ...(n % 2 === 0 ? [{ text: `GPT ${n}: agreed on the formatter.` }] : []),
+        { text: `# Working document\n\n- version ${n}` },
+        { text: keepGoing },
+        ...(n === 3 ? [{ text: 'Summary note after round 3.' }] : []),
+      ]),
+      { text: 'Stop summary: formatter agreed, width open.' },
+    );
+    t.claude.enqueue({ text: long(1) }, { text: long(3) });
+    const created = await t.call('POST', ai('/debates'), {
+      topic: 'Tabs or spaces',
+      moderatorId,
+      debaterIds: [t.ids.claude, t.ids.gpt],
+      maxRounds: 4,
+    });
+    const id = created.body.debate.id;
+    await eventually(async () => {
+      expect((await t.call('GET', ai(`/debates/${id}`))).body.debate.status).toBe('stopped');
+    });
+    const { body } = await t.call('GET', ai(`/debates/${id}`));
+    expect(body.debate).toMatchObject({ round: 4, reason: 'The last round was reached' });
+    // The whole log is stored, the long answers in full.
+    expect(body.rounds.map((round: { reply: string }) => round.reply)).toEqual([
+      long(1),
+      'GPT 2: agreed on the formatter.',
+      long(3),
+      'GPT 4: agreed on the formatter.',
+    ]);
+    const prompts = t.gpt.requests
+      .filter((request) => request.path.endsWith('/chat/completions'))
+      .map((request) => JSON.stringify(request.body));
+    const compact = prompts.findIndex((prompt) => prompt.includes('Task: summarise older rounds.'));
+    expect(compact).toBeGreaterThan(0);
+    // The call after the compaction (round 4's brief) carries the summary instead of round 1.
+    expect(prompts[compact + 1]).toContain('MODERATOR SUMMARY OF ROUND 1');
+    expect(prompts[compact + 1]).not.toContain('Claude 1:');
+    const messages = (await t.call('GET', ai(`/rooms/${created.body.debate.roomId}/messages?after=0`))).body
+      .messages;
+    expect(JSON.stringify(messages)).toContain('debate_compacted');
   });
 });
