@@ -11,12 +11,35 @@ export interface DebateDiffLine {
   text: string;
 }
 
+/** One Wiki.js page of a debate as `publishing.pages[]` of `GET …/debates/:id` shows it. */
+export interface DebatePublishedPageView {
+  page: string;
+  path: string;
+  /** Wiki.js's link to the page once created. */
+  url: string | null;
+  status: 'published' | 'failed';
+  attempts: number;
+  lastError: { code: string; message: string } | null;
+  updatedAt: string;
+}
+
+/** Where a debate's Wiki.js pages stand (`publishing` of `GET …/debates/:id`). */
+export interface DebatePublishingView {
+  /** Whether a Wiki.js URL and API token are set on the settings page. */
+  configured: boolean;
+  pages: DebatePublishedPageView[];
+  /** When HAL retries the failed pages by itself, if it will. */
+  nextRetryAt: string | null;
+}
+
 /** `GET /ops/api/ai/debates/:id` → one debate with its round log, document versions and a diff. */
 export interface DebateDetail {
   debate: Debate;
   rounds: DebateRound[];
   documents: DebateDocumentVersion[];
   diff: { from: number; to: number; lines: DebateDiffLine[] };
+  /** The Wiki.js publish state (absent from a host that does not publish). */
+  publishing?: DebatePublishingView;
 }
 
 /** The operator's controls of a debate (SPEC §9). */

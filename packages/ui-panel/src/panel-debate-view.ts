@@ -9,6 +9,7 @@ import type { Debate, Room } from '@hal-ai/spec';
 import type { PanelApi } from './panel-api.js';
 import { createDebateControls } from './panel-debate-controls.js';
 import { renderDocumentPane } from './panel-debate-document.js';
+import { renderPublishing } from './panel-debate-publishing.js';
 import { type DebateControl, type DebateDetail, needsReload, tokenMeter } from './panel-debate-state.js';
 import { renderTimeline } from './panel-debate-timeline.js';
 import { createElement } from './panel-dom.js';
@@ -140,6 +141,9 @@ export function createDebateView(settings: DebateViewSettings): DebateView {
     );
     if (debate.reason)
       head.append(createElement(document, 'p', { class: 'hal-debate-why' }, [debate.reason]));
+    // The publish state comes with the detail only (a live event does not carry it).
+    const publishing = renderPublishing(context, detail?.publishing);
+    if (publishing) head.append(publishing);
     controls.update(debate);
   }
 

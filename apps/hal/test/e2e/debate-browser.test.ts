@@ -175,6 +175,10 @@ describe.skipIf(!hasChromium)('the debate view in the panel (Chromium, real hal 
     );
     await expect(control('answer').isEnabled()).resolves.toBe(true);
     await expect(control('pause').isDisabled()).resolves.toBe(true);
+    // No Wiki.js is set up on this HAL: the view says so (publishing never holds the debate up).
+    await expect(page.locator('.hal-debate-wiki[data-state=off]').textContent()).resolves.toBe(
+      ko('panel_debate_wiki_off'),
+    );
     const meterAfterTwo = await meter();
     expect(meterAfterTwo).toMatch(/토큰 [1-9]\d* \/ 200000/);
     await shot(page, 'debate-rounds-1400');

@@ -150,6 +150,12 @@ const ko = {
   panel_debate_diff_from: '이전 버전',
   panel_debate_diff_to: '이후 버전',
   panel_debate_diff_none: '두 버전이 같습니다.',
+  panel_debate_wiki_off: 'Wiki.js 게시: 설정되지 않음 (설정 페이지)',
+  panel_debate_wiki_pending: 'Wiki.js 게시: 첫 라운드 뒤에 게시합니다',
+  panel_debate_wiki_summary: 'Wiki.js 게시: 페이지 {total}개 중 {published}개 최신',
+  panel_debate_wiki_published: '게시됨',
+  panel_debate_wiki_failed: '실패',
+  panel_debate_wiki_retry: '다시 시도: {at}',
 } as const satisfies Record<string, string>;
 
 const en = {
@@ -298,6 +304,12 @@ const en = {
   panel_debate_diff_from: 'Older version',
   panel_debate_diff_to: 'Newer version',
   panel_debate_diff_none: 'The two versions are the same.',
+  panel_debate_wiki_off: 'Wiki.js publishing: not set up (settings page)',
+  panel_debate_wiki_pending: 'Wiki.js publishing: after the first round',
+  panel_debate_wiki_summary: 'Wiki.js publishing: {published} of {total} pages up to date',
+  panel_debate_wiki_published: 'published',
+  panel_debate_wiki_failed: 'failed',
+  panel_debate_wiki_retry: 'Next try: {at}',
 } as const satisfies Record<keyof typeof ko, string>;
 
 /** The panel's namespace of the message catalogue (see `i18n-catalogue.ts`). */
