@@ -144,7 +144,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     writer,
     listParticipants: settings.listParticipants,
     resolveParticipant: settings.resolveParticipant,
-    startRelayedTurn: async (source, { target, sourceMessageId }) => {
+    startRelayedTurn: async (source, { target, sourceMessageId, read }) => {
       const room = await store.getRoom(source.roomId);
       if (room && isBudgetExhausted(room)) {
         await writer.appendNote(room.id, budgetNote(room), 'token_budget');
@@ -160,6 +160,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
         relayedFrom: sourceMessageId,
         relayedBy: source.participant.name,
         triggerMessageId: sourceMessageId,
+        ...(read ? { relayedRead: read } : {}),
       });
       return { done: started.done };
     },
@@ -175,7 +176,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
       started.done.then(async (outcome) => {
         if (outcome.capped || !outcome.lastMessageId) return;
         if (outcome.status !== 'complete' && outcome.status !== 'awaiting_approval') return;
-        await relay.afterReply(request, outcome.text, outcome.lastMessageId);
+        await relay.afterReply(request, outcome.text, outcome.lastMessageId, outcome.read);
       }),
     );
     return started;

@@ -8,6 +8,7 @@
 import { extractMentions } from './room-addressing.js';
 import type { MaybePromise, RoomParticipant, RoomParticipantSummary } from './room-engine-types.js';
 import type { TurnRequest } from './room-turn.js';
+import type { TurnRead } from './room-turn-read.js';
 import type { RoomWriter } from './room-writer.js';
 
 /** The turn whose reply may relay (its operator and page carry over to the relayed turns). */
@@ -21,6 +22,8 @@ export interface RelayedTurn {
   target: RoomParticipant;
   /** The reply that mentioned the target. */
   sourceMessageId: string;
+  /** What the turn that wrote the reply read (the relayed turn starts with it). */
+  read?: TurnRead;
 }
 
 /** Settings of {@link createRelay}. */
@@ -34,8 +37,8 @@ export interface RelaySettings {
 
 /** Relay between models. */
 export interface Relay {
-  /** Called with a finished turn's reply text and its last message. */
-  afterReply(source: RelaySource, text: string, sourceMessageId: string): Promise<void>;
+  /** Called with a finished turn's reply text, its last message and what the turn read. */
+  afterReply(source: RelaySource, text: string, sourceMessageId: string, read?: TurnRead): Promise<void>;
   /** How many replies' relays are still tracked (their relayed turns have not all ended). */
   tracked(): number;
 }
@@ -50,7 +53,7 @@ export function createRelay(settings: RelaySettings): Relay {
 
   return {
     tracked: () => relayed.size,
-    async afterReply(source, text, sourceMessageId) {
+    async afterReply(source, text, sourceMessageId, read) {
       if (source.roomKind !== 'unified' || !text) return;
       // Names as the post saw them; each relayed target is still resolved (and checked active) afresh.
       const participants = source.participants ?? (await settings.listParticipants());
@@ -75,7 +78,11 @@ export function createRelay(settings: RelaySettings): Relay {
           entry.targets.add(targetId);
           const target = await settings.resolveParticipant(targetId);
           if (!target?.active) continue;
-          const { done } = await settings.startRelayedTurn(source, { target, sourceMessageId });
+          const { done } = await settings.startRelayedTurn(source, {
+            target,
+            sourceMessageId,
+            ...(read ? { read } : {}),
+          });
           entry.running += 1;
           // Nothing can relay the reply again once its relayed turns have ended: it is forgotten then.
           void done

@@ -45,6 +45,18 @@ describe('createTurnRead', () => {
       { name: 'hal_jobs_list', ok: false },
     ]);
   });
+
+  it('starts a relayed turn with what the source turn read, and leaves the source as it was', () => {
+    const source = createTurnRead();
+    source.addToolRun('web_fetch', true);
+    const relayed = createTurnRead(source.read);
+    relayed.addToolRun('hal_servers_list', true);
+    expect(relayed.read.tools).toEqual([
+      { name: 'web_fetch', ok: true },
+      { name: 'hal_servers_list', ok: true },
+    ]);
+    expect(source.read.tools).toEqual([{ name: 'web_fetch', ok: true }]);
+  });
 });
 
 describe('readWebContent', () => {

@@ -23,10 +23,14 @@ export interface TurnReadRecorder {
   addToolRun(name: string, ok: boolean): void;
 }
 
-/** Creates an empty {@link TurnReadRecorder}. */
-export function createTurnRead(): TurnReadRecorder {
-  const context: ContextBlock[] = [];
-  const tools: Array<{ name: string; ok: boolean }> = [];
+/**
+ * Creates a {@link TurnReadRecorder}: empty, or starting with what `inherited` read. A relayed turn inherits its
+ * source turn's read: it answers a reply written from that content (a page the other model fetched reaches it as
+ * that model's words), so a proposal it makes is judged as if it had read the page itself.
+ */
+export function createTurnRead(inherited?: TurnRead): TurnReadRecorder {
+  const context: ContextBlock[] = [...(inherited?.context ?? [])];
+  const tools: Array<{ name: string; ok: boolean }> = [...(inherited?.tools ?? [])];
   const seen = new Set<string>();
   return {
     read: { context, tools },

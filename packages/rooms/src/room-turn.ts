@@ -34,7 +34,7 @@ import { buildHistory, buildSystemPrompt, type PageContext, type SystemPromptInp
 import type { RoomRedact } from './room-redaction.js';
 import type { RoomStore, TurnRecord } from './room-store.js';
 import type { ToolCalls } from './room-tool-calls.js';
-import { createTurnRead } from './room-turn-read.js';
+import { createTurnRead, type TurnRead } from './room-turn-read.js';
 import type { TurnScheduler } from './room-turn-scheduler.js';
 import type { RoomWriter } from './room-writer.js';
 
@@ -61,6 +61,11 @@ export interface TurnRequest {
    */
   history?: () => Promise<RoomMessage[]>;
   /**
+   * What the turn whose reply relayed to this one read (a relayed turn starts with it: see `createTurnRead`), so an
+   * instruction a page planted in one model's reply still marks the proposals of the model it calls.
+   */
+  relayedRead?: TurnRead;
+  /**
    * A prompt the caller wrote instead of the room's history (a debate's moderator and speakers): the system prompt
    * is `system` after the skill and identity, then `messages`; the turn's own replies and tool results follow.
    */
@@ -78,6 +83,8 @@ export interface TurnOutcome {
   capped: boolean;
   /** The usage its providers reported, summed over the turn's model calls (null when none reported any). */
   usage: Usage | null;
+  /** What the turn read (handed to the turns its reply relays to). */
+  read: TurnRead;
 }
 
 /** A turn that has been started. */
@@ -239,7 +246,7 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
   const run = async (turn: TurnRecord, request: TurnRequest, signal: AbortSignal): Promise<TurnOutcome> => {
     const { participant } = request;
     const budget = { used: 0, limit: limits.toolCallsPerTurn };
-    const read = createTurnRead();
+    const read = createTurnRead(request.relayedRead);
     const turnText: string[] = [];
     let lastMessageId: string | null = null;
     let usage: Usage | null = null;
@@ -251,6 +258,7 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
       lastMessageId,
       capped,
       usage,
+      read: read.read,
     });
     const addUsage = async (reported: Usage | null) => {
       if (!reported) return;

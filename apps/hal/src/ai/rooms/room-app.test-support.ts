@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createFakeAnthropic, createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
+import {
+  createFakeAnthropic,
+  createFakeOpenAI,
+  type FakeServer,
+  type FakeServerOptions,
+} from '@hal-ai/providers/testing';
 import {
   createManualClock,
   type ManualClock,
@@ -82,6 +87,8 @@ export interface RoomTestAppOptions {
   wiki?: DebateWikiPublisherOptions;
   /** Receives every log line (default: nothing is logged). */
   log?: (line: string) => void;
+  /** How each fake answers when nothing is queued (a scripted model that reads its prompt). */
+  respond?: { gpt?: FakeServerOptions['respond']; claude?: FakeServerOptions['respond'] };
 }
 
 /**
@@ -105,10 +112,18 @@ export async function createRoomTestApp(options: RoomTestAppOptions = {}): Promi
   };
   const gpt =
     options.reuse?.gpt ??
-    (await createFakeOpenAI({ apiKey: keys.gpt, models: [{ id: 'gpt-test' }, { id: 'gpt-large' }] }));
+    (await createFakeOpenAI({
+      apiKey: keys.gpt,
+      models: [{ id: 'gpt-test' }, { id: 'gpt-large' }],
+      ...(options.respond?.gpt ? { respond: options.respond.gpt } : {}),
+    }));
   const claude =
     options.reuse?.claude ??
-    (await createFakeAnthropic({ apiKey: keys.claude, models: [{ id: 'claude-test' }] }));
+    (await createFakeAnthropic({
+      apiKey: keys.claude,
+      models: [{ id: 'claude-test' }],
+      ...(options.respond?.claude ? { respond: options.respond.claude } : {}),
+    }));
   // The key file lives in the data folder, so a second HAL on the same folder opens the same vault.
   const deps = await createHalRuntime(config, {
     database,
