@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSharedRevision } from '../../platform/platform-revisions.js';
 import { createRoomTestApp, type RoomTestApp } from '../rooms/room-app.test-support.js';
 
 let t: RoomTestApp;
@@ -37,6 +38,12 @@ describe("a connection's context window", () => {
     expect(await t.connections.contextWindow(t.ids.gpt)).toBe(200_000);
     expect(await t.connections.contextWindow(t.ids.gpt)).toBe(200_000);
     expect(modelLists() - afterChange).toBeLessThanOrEqual(1);
+
+    // Another instance changed a connection (the shared revision moved): the window is listed again.
+    const beforeForeign = modelLists();
+    await createSharedRevision(t.deps.db, 'ai_connections').bump();
+    expect(await t.connections.contextWindow(t.ids.gpt)).toBe(200_000);
+    expect(modelLists()).toBe(beforeForeign + 1);
 
     // A list that cannot be read gives no window, and is asked again next time.
     await t.gpt.close();

@@ -174,8 +174,9 @@ export function createConnectionService(
 ): ConnectionManager {
   const { clock, logger } = deps;
   // Context windows as the last model list reported them, per connection: read from a check, or listed once when
-  // a debate first asks; forgotten with the models on any change.
-  const contextWindows = new Map<string, Promise<number | undefined>>();
+  // a debate first asks; forgotten with the models on any change here, and not used past a change on another
+  // instance (the shared revision they were read at).
+  const contextWindows = new Map<string, { revision: number; window: Promise<number | undefined> }>();
   const forgetModels = () => {
     models.forget();
     contextWindows.clear();
@@ -291,7 +292,10 @@ export function createConnectionService(
     });
     emit('updated', connection);
     if (outcome.row.provider !== 'local-cli') {
-      contextWindows.set(row.id, Promise.resolve(windowOf(outcome.models, outcome.row.model)));
+      contextWindows.set(row.id, {
+        revision: await revision.read(),
+        window: Promise.resolve(windowOf(outcome.models, outcome.row.model)),
+      });
     }
     return { connection, models: outcome.models };
   }
@@ -392,22 +396,24 @@ export function createConnectionService(
 
     languageModel: (id) => models.languageModel(id),
 
-    contextWindow(id) {
-      let known = contextWindows.get(id);
-      if (!known) {
-        const listing = (async () => {
+    async contextWindow(id) {
+      const current = await revision.read();
+      const known = contextWindows.get(id);
+      if (known?.revision === current) return known.window.catch(() => undefined);
+      const entry = {
+        revision: current,
+        window: (async () => {
           const row = await store.find(id);
           if (!row?.model || row.provider === 'local-cli' || row.status === 'disabled') return undefined;
           return windowOf(await (await models.provider(row)).listModels(), row.model);
-        })();
-        known = listing;
-        contextWindows.set(id, listing);
-        // A failed listing is not kept: the next round asks again.
-        listing.catch(() => {
-          if (contextWindows.get(id) === listing) contextWindows.delete(id);
-        });
-      }
-      return known.catch(() => undefined);
+        })(),
+      };
+      contextWindows.set(id, entry);
+      // A failed listing is not kept: the next round asks again.
+      entry.window.catch(() => {
+        if (contextWindows.get(id) === entry) contextWindows.delete(id);
+      });
+      return entry.window.catch(() => undefined);
     },
 
     async reportProviderError(id, error) {
