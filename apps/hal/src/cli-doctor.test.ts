@@ -7,6 +7,7 @@ import { createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
 import { Migrator } from 'kysely';
 import * as v from 'valibot';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fakeOpenAIConnection } from '../test/fake-connection.test-support.js';
 import { TEST_SCRYPT_PARAMS } from '../test/foundation.test-support.js';
 import { installFakeClaude, installFakeCodex } from './ai/connections/connection-fakes.test-support.js';
 import { createConnectionSchema } from './ai/connections/connection-schemas.js';
@@ -298,14 +299,7 @@ describe('hal doctor --network', () => {
   });
 
   it("runs each connection's check against its provider: reachable, then down", async () => {
-    await addConnection({
-      provider: 'openai',
-      name: 'GPT',
-      auth: 'api_key',
-      apiKey,
-      baseUrl: fake.baseUrl,
-      model: 'gpt-test',
-    });
+    await addConnection(fakeOpenAIConnection(fake.baseUrl, apiKey));
     const before = fake.requests.length;
     const withoutNetwork = await report();
     expect(withoutNetwork.report.checks.some((check) => check.id.startsWith('connection'))).toBe(false);

@@ -15,6 +15,10 @@ export interface HostileFigures {
   blockedConnections?: number;
   /** Scripts a hostile payload got to run in a real browser (a marker call, a dialog, a live handler or link). */
   scriptsRun?: number;
+  /** `kill -9`s of a real `hal serve` at a marked point, each followed by a restart. */
+  kills?: number;
+  /** Records a kill left half-done after the restart (a turn still running, a partial snapshot file, …). */
+  halfDone?: number;
 }
 
 declare module 'vitest' {
@@ -33,6 +37,8 @@ export function recordFigures(context: TestContext, category: string, figures: H
     badExecutions: figures.badExecutions ?? 0,
     blockedConnections: figures.blockedConnections ?? 0,
     scriptsRun: figures.scriptsRun ?? 0,
+    kills: figures.kills ?? 0,
+    halfDone: figures.halfDone ?? 0,
   };
 }
 

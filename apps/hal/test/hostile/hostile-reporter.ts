@@ -7,16 +7,27 @@ interface Totals {
   badExecutions: number;
   blockedConnections: number;
   scriptsRun: number;
+  kills: number;
+  halfDone: number;
 }
 
 function emptyTotals(): Totals {
-  return { tried: 0, refused: 0, secretsLeaked: 0, badExecutions: 0, blockedConnections: 0, scriptsRun: 0 };
+  return {
+    tried: 0,
+    refused: 0,
+    secretsLeaked: 0,
+    badExecutions: 0,
+    blockedConnections: 0,
+    scriptsRun: 0,
+    kills: 0,
+    halfDone: 0,
+  };
 }
 
 /**
  * Prints the hostile suite's figures at the end of the run: one line in total and one per category, e.g.
  * `hostile: 212 tried, 212 refused with their code, 0 secrets leaked, 0 unapproved or duplicate executions,
- * 0 connections to blocked targets, 0 scripts run`.
+ * 0 connections to blocked targets, 0 scripts run, 0 half-done after 4 kill -9`.
  */
 export default class HostileReporter implements Reporter {
   private readonly categories = new Map<string, Totals>();
@@ -31,6 +42,8 @@ export default class HostileReporter implements Reporter {
     totals.badExecutions += figures.badExecutions;
     totals.blockedConnections += figures.blockedConnections;
     totals.scriptsRun += figures.scriptsRun;
+    totals.kills += figures.kills;
+    totals.halfDone += figures.halfDone;
     this.categories.set(figures.category, totals);
   }
 
@@ -49,6 +62,6 @@ function describe(totals: Totals): string {
   return (
     `${totals.tried} tried, ${totals.refused} refused with their code, ${totals.secretsLeaked} secrets leaked, ` +
     `${totals.badExecutions} unapproved or duplicate executions, ${totals.blockedConnections} connections to blocked targets, ` +
-    `${totals.scriptsRun} scripts run`
+    `${totals.scriptsRun} scripts run, ${totals.halfDone} half-done after ${totals.kills} kill -9`
   );
 }

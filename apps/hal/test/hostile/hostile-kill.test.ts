@@ -1,0 +1,218 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeOpenAIConnection } from '../fake-connection.test-support.js';
+import { recordFigures } from './hostile-figures.test-support.js';
+import {
+  type ChildSession,
+  type HalChild,
+  holdAt,
+  reached,
+  readDatabase,
+  signIn,
+  startHalChild,
+  until,
+} from './hostile-kill.test-support.js';
+
+// One data folder through five lives of a real `hal serve`: each scenario holds the process at a marked point,
+// kills it with SIGKILL and starts it again at once (no waiting for its heartbeat to age), then checks that
+// nothing is left half-done.
+let root: string;
+let dataDir: string;
+let pauseDir: string;
+let fake: FakeServer;
+let apiKey: string;
+let hal: HalChild;
+let session: ChildSession;
+let password: string;
+let roomId: string;
+
+async function restart(): Promise<void> {
+  await hal.kill9();
+  for (const name of fs.readdirSync(pauseDir)) fs.rmSync(path.join(pauseDir, name));
+  hal = await startHalChild(dataDir, pauseDir);
+  session = await signIn(hal.url, password);
+}
+
+/** Files in `dr/` that no snapshot row names (a partial copy, a journal): must be none after a restart. */
+function strayDrFiles(): string[] {
+  const dir = path.join(dataDir, 'dr');
+  if (!fs.existsSync(dir)) return [];
+  const known = new Set(
+    readDatabase(
+      dataDir,
+      (db) => db.prepare('select path from dr_snapshots').all() as Array<{ path: string }>,
+    ).map((row) => path.basename(row.path)),
+  );
+  return fs.readdirSync(dir).filter((name) => !known.has(name));
+}
+
+function count(sql: string, ...params: unknown[]): number {
+  return readDatabase(dataDir, (db) => (db.prepare(sql).get(...params) as { n: number }).n);
+}
+
+beforeAll(async () => {
+  root = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-hostile-kill-'));
+  dataDir = path.join(root, 'data');
+  pauseDir = path.join(root, 'pauses');
+  fs.mkdirSync(pauseDir);
+  apiKey = randomBytes(24).toString('base64url');
+  fake = await createFakeOpenAI({ apiKey, models: [{ id: 'gpt-test' }] });
+  hal = await startHalChild(dataDir, pauseDir);
+  password = hal.password ?? '';
+  session = await signIn(hal.url, password);
+  const created = await session.call(
+    'POST',
+    '/ops/api/ai/connections',
+    fakeOpenAIConnection(fake.baseUrl, apiKey, { tools: { preset: 'all' } }),
+  );
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  roomId = await until(async () => {
+    const rooms = (await session.call('GET', '/ops/api/ai/rooms')).body.rooms as Array<{
+      id: string;
+      title: string;
+    }>;
+    return rooms.find((room) => room.title === 'GPT')?.id;
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await hal?.kill9();
+  await fake?.close();
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('hostile: kill -9 at marked points', () => {
+  it('mid-stream: the turn is interrupted and its half-written reply failed, not left streaming', async (context) => {
+    // The fake sends the first pieces of its answer and then holds the stream open.
+    fake.enqueue({ text: 'the first words of an answer that never ends', chunks: 4, stall: 'mid-stream' });
+    const sent = await session.call('POST', `/ops/api/ai/rooms/${roomId}/messages`, { text: 'hello' });
+    expect(sent.status).toBe(202);
+    const turnId = sent.body.turns[0].turnId as string;
+    await until(() =>
+      count("select count(*) as n from ai_messages where room_id = ? and status = 'streaming'", roomId) > 0
+        ? true
+        : undefined,
+    );
+    await restart();
+    const turn = readDatabase(dataDir, (db) =>
+      db.prepare('select status from ai_turns where id = ?').get(turnId),
+    ) as {
+      status: string;
+    };
+    const halfDone =
+      (turn.status === 'interrupted' ? 0 : 1) +
+      count("select count(*) as n from ai_turns where status = 'running'") +
+      count("select count(*) as n from ai_messages where status = 'streaming'");
+    recordFigures(context, 'kill -9 at marked points', { tried: 0, refused: 0, kills: 1, halfDone });
+    expect(turn.status).toBe('interrupted');
+    expect(halfDone).toBe(0);
+  }, 120_000);
+
+  it('mid-approval: an approved snapshot cut while it runs is executed once or not at all, never left executing', async (context) => {
+    fake.enqueue({ toolCall: { name: 'hal_dr_snapshot', input: {} } });
+    const sent = await session.call('POST', `/ops/api/ai/rooms/${roomId}/messages`, {
+      text: 'take a snapshot',
+    });
+    expect(sent.status).toBe(202);
+    const actionId = await until(
+      () =>
+        readDatabase(dataDir, (db) =>
+          db
+            .prepare("select id from ai_actions where tool = 'hal_dr_snapshot' and status = 'proposed'")
+            .get(),
+        ) as { id: string } | undefined,
+    );
+    holdAt(pauseDir, 'dr-snapshot-written');
+    session.fire('POST', `/ops/api/ai/actions/${actionId.id}/approve`, {});
+    await reached(pauseDir, 'dr-snapshot-written');
+    // Held with the action executing and a partial copy on disk.
+    expect(
+      readDatabase(dataDir, (db) =>
+        db.prepare('select status from ai_actions where id = ?').get(actionId.id),
+      ),
+    ).toEqual({
+      status: 'executing',
+    });
+    expect(strayDrFiles().length).toBeGreaterThan(0);
+    await restart();
+    const { status } = readDatabase(dataDir, (db) =>
+      db.prepare('select status from ai_actions where id = ?').get(actionId.id),
+    ) as { status: string };
+    const snapshots = count('select count(*) as n from dr_snapshots');
+    const halfDone =
+      (status === 'executing' ? 1 : 0) +
+      // Executed exactly once, or not at all: the record and the effect agree.
+      (status === 'executed' ? Math.abs(snapshots - 1) : snapshots) +
+      strayDrFiles().length;
+    recordFigures(context, 'kill -9 at marked points', {
+      tried: 0,
+      refused: 0,
+      kills: 1,
+      halfDone,
+      badExecutions: Math.max(0, snapshots - 1),
+    });
+    expect(['failed', 'proposed', 'executed']).toContain(status);
+    expect(halfDone).toBe(0);
+  }, 120_000);
+
+  it('mid-snapshot: a console snapshot cut before its rename leaves no file behind', async (context) => {
+    const before = count('select count(*) as n from dr_snapshots');
+    holdAt(pauseDir, 'dr-snapshot-written');
+    session.fire('POST', '/ops/api/hal/dr/snapshots');
+    await reached(pauseDir, 'dr-snapshot-written');
+    expect(strayDrFiles().some((name) => name.startsWith('.partial-'))).toBe(true);
+    await restart();
+    const halfDone =
+      strayDrFiles().length + Math.abs(count('select count(*) as n from dr_snapshots') - before);
+    recordFigures(context, 'kill -9 at marked points', { tried: 0, refused: 0, kills: 1, halfDone });
+    expect(strayDrFiles()).toEqual([]);
+    expect(halfDone).toBe(0);
+    // The next snapshot works as usual.
+    expect((await session.call('POST', '/ops/api/hal/dr/snapshots')).status).toBe(201);
+    expect(strayDrFiles()).toEqual([]);
+  }, 120_000);
+
+  it('mid-job: a job cut in a step is interrupted, once, and not run again', async (context) => {
+    holdAt(pauseDir, 'job-step-running');
+    const queued = await session.call('POST', '/ops/api/hal/deployments/health', {
+      module: 'portal',
+      serverId: 'srv_local',
+    });
+    expect(queued.status, JSON.stringify(queued.body)).toBe(202);
+    const jobId = queued.body.job.id as string;
+    await reached(pauseDir, 'job-step-running');
+    expect(
+      readDatabase(dataDir, (db) => db.prepare('select state from jobs where id = ?').get(jobId)),
+    ).toEqual({
+      state: 'running',
+    });
+    await restart();
+    const job = readDatabase(dataDir, (db) =>
+      db.prepare('select state, error, attempts from jobs where id = ?').get(jobId),
+    ) as {
+      state: string;
+      error: string | null;
+      attempts: number;
+    };
+    const halfDone =
+      (job.state === 'failed' && JSON.parse(job.error ?? '{}').code === 'interrupted' ? 0 : 1) +
+      count("select count(*) as n from jobs where state in ('running', 'queued')") +
+      count("select count(*) as n from job_steps where state = 'running'");
+    const duplicates =
+      count("select count(*) as n from jobs where type = 'module_health'") - 1 + (job.attempts - 1);
+    recordFigures(context, 'kill -9 at marked points', {
+      tried: 0,
+      refused: 0,
+      kills: 1,
+      halfDone,
+      badExecutions: duplicates,
+    });
+    expect(job.state).toBe('failed');
+    expect(halfDone).toBe(0);
+    expect(duplicates).toBe(0);
+  }, 120_000);
+});
