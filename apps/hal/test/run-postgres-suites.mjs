@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The core's store tests a second time, on PostgreSQL (SPEC §15), when HAL_TEST_DATABASE_URL names a test server
-// (`scripts/test-postgres.sh start` starts one). The audit, room-store and database suites need no second run: they
-// run on both dialects in the ordinary `vitest run` and skip their PostgreSQL half, naming why, without the URL.
+// (`scripts/test-postgres.sh start` starts one). The audit, room-store, database, room-event-hub and two-`hal serve`
+// (`test/hal-instances-postgres.test.ts`) suites need no second run: they run in the ordinary `vitest run` when the
+// URL is set, and are skipped, naming why, without it.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
