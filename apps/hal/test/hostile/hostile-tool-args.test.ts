@@ -130,11 +130,14 @@ describe('hostile: tool-argument fuzzing over every tool schema', () => {
     const sample = fc
       .constantFrom(...tools)
       .chain((tool) => nearMissArgs(tool.inputSchema).map((miss) => ({ tool, miss })));
-    await fc.assert(fc.asyncProperty(sample, attempt), {
-      seed: SEED,
-      numRuns: MCP_NEAR_MISS_RUNS,
-      endOnFailure: true,
-    });
+    await fc.assert(
+      fc.asyncProperty(sample, (input) => attempt(input)),
+      {
+        seed: SEED,
+        numRuns: MCP_NEAR_MISS_RUNS,
+        endOnFailure: true,
+      },
+    );
     recordFigures(context, 'tool-argument fuzzing', { ...tally, badExecutions });
     // Every way of being wrong was tried.
     expect([...kinds.keys()].sort()).toEqual(
