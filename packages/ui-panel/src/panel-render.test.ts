@@ -96,6 +96,35 @@ describe('renderMessage', () => {
     expect(note.querySelector('.hal-author')?.textContent).toBe('HAL');
     expect(note.querySelector('.hal-note')?.textContent).toBe('relay limit');
   });
+
+  it("shows a typed slash command once, and a debate control beside the operator's words", () => {
+    const typed = renderMessage(
+      context,
+      testMessage({
+        role: 'user',
+        connectionId: null,
+        content: [
+          { type: 'text', text: '/help' },
+          { type: 'command', command: 'help', args: [] },
+        ],
+      }),
+    );
+    expect(typed.querySelector('.hal-message-body')?.textContent).toBe('/help');
+    expect(typed.querySelector('.hal-text.hal-command')?.textContent).toBe('/help');
+    const control = renderMessage(
+      context,
+      testMessage({
+        role: 'user',
+        connectionId: null,
+        content: [
+          { type: 'text', text: 'focus on cost' },
+          { type: 'command', command: 'debate_redirect', args: [] },
+        ],
+      }),
+    );
+    expect(control.querySelector('.hal-text')?.textContent).toBe('focus on cost');
+    expect(control.querySelector('div.hal-command code')?.textContent).toBe('/debate_redirect');
+  });
 });
 
 describe('renderTabs', () => {
@@ -140,14 +169,20 @@ describe('renderTabs', () => {
       ],
       'r1',
     );
-    expect(tabs.getAttribute('role')).toBe('tablist');
+    // The tablist holds only tabs (axe: aria-required-children); `+` is a link beside it.
+    const list = tabs.querySelector('[role=tablist]');
+    expect([...(list?.children ?? [])].map((child) => child.getAttribute('role'))).toEqual([
+      'tab',
+      'tab',
+      'tab',
+    ]);
     const titles = [...tabs.querySelectorAll('[role=tab] .hal-tab-title')].map((node) => node.textContent);
     expect(titles).toEqual(['통합', 'claude', 'gpt']);
     expect(tabs.querySelector('[aria-selected=true]')?.getAttribute('data-room-id')).toBe('r1');
     expect(tabs.querySelector('[data-room-id=r2] .hal-status-mark')?.getAttribute('data-status')).toBe(
       'reauth_required',
     );
-    expect(tabs.querySelector('a.hal-tab-add')?.getAttribute('href')).toBe('/ops/ai');
+    expect(tabs.querySelector(':scope > a.hal-tab-add')?.getAttribute('href')).toBe('/ops/ai');
   });
 
   it('puts debate rooms after the direct rooms, titled by their topic', () => {

@@ -38,12 +38,30 @@ function markdownBlock(context: RenderContext, text: string): HTMLElement {
   return block;
 }
 
+/**
+ * Whether the operator's message is a slash command they typed: its text is the command itself, so the
+ * command block (what HAL parsed from that text) would only repeat it. A debate control's command block
+ * sits beside the operator's own words and is shown.
+ */
+function typedCommand(message: RoomMessage): boolean {
+  return (
+    message.role === 'user' &&
+    message.content.some((block) => block.type === 'command') &&
+    message.content.some((block) => block.type === 'text' && block.text.trimStart().startsWith('/'))
+  );
+}
+
 function renderBlock(context: RenderContext, message: RoomMessage, block: ContentBlock): HTMLElement | null {
   const { document, t } = context;
   switch (block.type) {
     case 'text':
       return message.role === 'user'
-        ? createElement(document, 'div', { class: 'hal-text' }, [block.text])
+        ? createElement(
+            document,
+            'div',
+            { class: typedCommand(message) ? 'hal-text hal-command' : 'hal-text' },
+            [block.text],
+          )
         : markdownBlock(context, block.text);
     case 'tool-call':
       return details(
@@ -60,8 +78,11 @@ function renderBlock(context: RenderContext, message: RoomMessage, block: Conten
         json(block.output),
       );
     case 'note':
+      // The text keeps its line breaks (`.hal-note` is `white-space: pre-wrap`): /help is one command a line.
       return createElement(document, 'div', { class: 'hal-note', 'data-code': block.code }, [block.text]);
     case 'command':
+      // A typed slash command shows once: as the operator's text.
+      if (typedCommand(message)) return null;
       return createElement(document, 'div', { class: 'hal-command' }, [
         createElement(document, 'code', {}, [
           `/${block.command}${block.args.length ? ` ${block.args.join(' ')}` : ''}`,
@@ -167,8 +188,9 @@ export interface TabView {
 const TAB_ORDER: Record<Room['kind'], number> = { unified: 0, direct: 1, debate: 2 };
 
 /**
- * Renders the tab list (ARIA `tablist`): `통합` first and fixed, then one tab per connection with
- * a status mark, then one per debate room, then `+` (a link to `/ops/ai`). Unified rooms always show the translated name.
+ * Renders the tab bar: the tab list (ARIA `tablist`: `통합` first and fixed, then one tab per connection with
+ * a status mark, then one per debate room), then `+` (a link to `/ops/ai`) beside it — a tablist may hold only
+ * tabs. Unified rooms always show the translated name.
  *
  * @example
  * nav.replaceChildren(renderTabs(context, rooms, activeRoomId));
@@ -176,7 +198,7 @@ const TAB_ORDER: Record<Room['kind'], number> = { unified: 0, direct: 1, debate:
 export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: string | null): HTMLElement {
   const { document, t } = context;
   const list = createElement(document, 'div', {
-    class: 'hal-tabs',
+    class: 'hal-tablist',
     role: 'tablist',
     'aria-label': t('panel_tabs'),
   });
@@ -215,7 +237,8 @@ export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: 
     }
     list.append(tab);
   }
-  list.append(
+  return createElement(document, 'div', { class: 'hal-tabs' }, [
+    list,
     createElement(
       document,
       'a',
@@ -227,6 +250,5 @@ export function renderTabs(context: RenderContext, rooms: Room[], activeRoomId: 
       },
       ['+'],
     ),
-  );
-  return list;
+  ]);
 }

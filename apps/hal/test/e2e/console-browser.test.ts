@@ -4,23 +4,29 @@ import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeArtifact } from '../../src/domain/core/core.test-support.js';
 import {
+  type ApiCall,
+  apiSession,
   CHROMIUM,
   CHROMIUM_ARGS,
   createTempDirs,
   ensureBuilt,
+  panelReady,
   type RunningHal,
   SCREENSHOT_DIR,
+  seriousAxeViolations,
   signIn,
   startHal,
 } from './panel-browser.test-support.js';
 
 const hasChromium = fs.existsSync(CHROMIUM);
 
-// Issue #16 points 2 and 3 (pages) in a real browser against a real `hal serve`: one language at a time with the
+// Issue #16 points 2, 3 and 7 (pages) in a real browser against a real `hal serve`: one language at a time with the
 // operator's saved choice, a styled login page with a favicon, cards that keep words whole at 1400 and 390 px,
-// a skip link for the keyboard, and a release upload that shows its progress.
+// a skip link for the keyboard, a release upload that shows its progress, HAL notes that keep their line breaks,
+// a slash command shown once, a job page that follows its job live, and axe-core on /ops and /ops/ai.
 describe.skipIf(!hasChromium)('the console pages in Chromium', () => {
   let hal: RunningHal;
+  let call: ApiCall;
   let context: BrowserContext;
   let page: Page;
   const temp = createTempDirs();
@@ -29,6 +35,7 @@ describe.skipIf(!hasChromium)('the console pages in Chromium', () => {
     fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const cli = ensureBuilt();
     hal = await startHal(cli, temp.make('hal-console-data-'));
+    call = await apiSession(hal.url, hal.password);
     context = await chromium.launchPersistentContext(temp.make('hal-console-chromium-'), {
       executablePath: CHROMIUM,
       headless: true,
@@ -146,4 +153,86 @@ describe.skipIf(!hasChromium)('the console pages in Chromium', () => {
     expect(seen.shown).toBe('true');
     expect(seen.sent).toBeGreaterThan(0);
   });
+
+  it('keeps the line breaks of a HAL note (/help) and shows the typed slash command once', async () => {
+    await page.goto(`${hal.url}/ops`);
+    await panelReady(page);
+    const input = page.locator('.hal-input');
+    await input.fill('/help');
+    // As an operator does it: Enter takes the suggested command, the next Enter sends it.
+    await input.press('Enter');
+    await expect(input.inputValue()).resolves.toBe('/help ');
+    await input.press('Enter');
+    const note = page.locator('.hal-note[data-code=command_help]').last();
+    await note.waitFor({ timeout: 30_000 });
+    // innerText is what the browser lays out: a run-on paragraph would be one line.
+    // biome-ignore lint/performance/useDomNodeTextContent: the laid-out text, with the line breaks a reader sees, is what is tested
+    const lines = (await note.innerText()).split('\n').filter((line) => line.trim() !== '');
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines[0]).toMatch(/^\/help /);
+    expect(lines.every((line) => line.startsWith('/'))).toBe(true);
+    const operator = page.locator('.hal-role-user').last();
+    // biome-ignore lint/performance/useDomNodeTextContent: the laid-out text, with the line breaks a reader sees, is what is tested
+    const said = await operator.locator('.hal-message-body').innerText();
+    expect(said.trim()).toBe('/help');
+  }, 90_000);
+
+  it('follows a running job on its page until it succeeds, without a reload', async () => {
+    const created = await call<{ server: { id: string } }>('POST', '/ops/api/hal/servers', {
+      name: 'app-1',
+      role: 'app',
+    });
+    const serverId = created.body.server.id;
+    expect((await call('POST', `/ops/api/hal/servers/${serverId}/approve`)).status).toBe(200);
+    const issued = await call<{ token: string }>('POST', `/ops/api/hal/servers/${serverId}/agent-token`);
+    const agent = { authorization: `Bearer ${issued.body.token}` };
+    const queued = await call<{ job: { id: string } }>('POST', '/ops/api/hal/deployments/health', {
+      serverId,
+      module: 'portal',
+    });
+    expect(queued.status).toBe(202);
+    const jobId = queued.body.job.id;
+    await page.goto(`${hal.url}/ops/jobs/${encodeURIComponent(jobId)}`);
+    await expect(page.locator('[data-job-live]').count()).resolves.toBe(1);
+    await expect(page.locator('[data-job-state]').getAttribute('data-job-state')).resolves.toMatch(
+      /^(queued|running)$/,
+    );
+    // A reload would drop this mark: the page must change under it.
+    await page.evaluate(() => {
+      (window as unknown as { halSamePage: boolean }).halSamePage = true;
+    });
+    // The test is the server's agent: it takes the health check and holds it while the page shows it running.
+    const next = await fetch(`${hal.url}/agent/api/next?waitS=20`, { headers: agent });
+    const { command } = (await next.json()) as { command: { id: string; op: string } };
+    expect(command.op).toBe('health');
+    await page.locator('[data-job-state=running]').waitFor({ timeout: 20_000 });
+    const answered = await fetch(`${hal.url}/agent/api/results/${command.id}`, {
+      method: 'POST',
+      headers: { ...agent, 'content-type': 'application/json' },
+      body: JSON.stringify({ ok: true, result: { ok: true, detail: 'portal answers' }, logs: [] }),
+    });
+    expect(answered.status).toBe(204);
+    await page.locator('[data-job-state=succeeded]').waitFor({ timeout: 20_000 });
+    await expect(page.locator('[data-step=health] pre.log').textContent()).resolves.toContain(
+      'portal answers',
+    );
+    await expect(page.locator('[data-job-live]').count()).resolves.toBe(0);
+    const same = await page.evaluate(() => ({
+      mark: (window as unknown as { halSamePage?: boolean }).halSamePage,
+      settled: document.documentElement.dataset.jobSettled,
+    }));
+    expect(same).toEqual({ mark: true, settled: 'true' });
+  }, 90_000);
+
+  it('passes axe-core on /ops and /ops/ai with no serious or critical violation', async () => {
+    for (const route of ['/ops', '/ops/ai']) {
+      await page.goto(`${hal.url}${route}`);
+      await panelReady(page);
+      if (route === '/ops/ai') {
+        await page.waitForSelector('[data-hal-connections][data-ready=true]', { timeout: 30_000 });
+        await page.waitForSelector('.hal-cli-list[data-ready=true]', { timeout: 30_000 });
+      }
+      expect({ route, violations: await seriousAxeViolations(page) }).toEqual({ route, violations: [] });
+    }
+  }, 90_000);
 });

@@ -1,6 +1,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -246,4 +247,38 @@ export async function createFakeConnection(
     throw new Error(`connection ${settings.name} is not active: ${JSON.stringify(created.body)}`);
   }
   return created.body.connection.id;
+}
+
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core on the page (or on the parts `include` names) and returns its serious and critical violations as
+ * `id (impact, nodes): first target`. axe is evaluated through the debugging protocol, so the console's CSP
+ * (`script-src 'self'`) stays as it is.
+ */
+export async function seriousAxeViolations(page: Page, include?: string[]): Promise<string[]> {
+  await page.evaluate(axeSource);
+  return page.evaluate(async (parts) => {
+    const axe = (
+      window as unknown as {
+        axe: {
+          run(
+            context: unknown,
+            options: unknown,
+          ): Promise<{
+            violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown[] }> }>;
+          }>;
+        };
+      }
+    ).axe;
+    const result = await axe.run(parts ? { include: parts.map((part) => [part]) } : document, {
+      resultTypes: ['violations'],
+    });
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) =>
+          `${violation.id} (${violation.impact}, ${violation.nodes.length}): ${JSON.stringify(violation.nodes[0]?.target)}`,
+      );
+  }, include ?? null);
 }

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { FakeRequest, FakeServer, FakeStep } from '@hal-ai/providers/testing';
@@ -16,12 +15,12 @@ import {
   panelReady,
   type RunningHal,
   SCREENSHOT_DIR,
+  seriousAxeViolations,
   signIn,
   startHal,
 } from './panel-browser.test-support.js';
 
 const hasChromium = fs.existsSync(CHROMIUM);
-const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 function lastUserText(request: FakeRequest): string {
   const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> })?.messages ?? [];
@@ -228,28 +227,8 @@ describe.skipIf(!hasChromium)('the panel as an operator uses it (Chromium, real 
     await expect(
       page.evaluate(() => Boolean(document.activeElement?.closest('dialog.hal-three-step'))),
     ).resolves.toBe(true);
-    // Evaluated through the debugging protocol: the console's CSP (script-src 'self') stays as it is.
-    await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const axe = (
-        window as unknown as {
-          axe: {
-            run(
-              context: unknown,
-              options: unknown,
-            ): Promise<{ violations: Array<{ id: string; impact: string; nodes: unknown[] }> }>;
-          };
-        }
-      ).axe;
-      // The open proposal dialog and the panel behind it (the console pages have their own check).
-      const result = await axe.run(
-        { include: [['dialog[open]'], ['[data-hal-panel]']] },
-        { resultTypes: ['violations'] },
-      );
-      return result.violations
-        .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-        .map((violation) => `${violation.id} (${violation.impact}, ${violation.nodes.length})`);
-    });
+    // The open proposal dialog and the panel behind it (the console pages have their own check).
+    const violations = await seriousAxeViolations(page, ['dialog[open]', '[data-hal-panel]']);
     expect(violations).toEqual([]);
     await page.keyboard.press('Escape');
     await steps.waitFor({ state: 'detached' });

@@ -424,7 +424,7 @@ export function JobView(props: { job: JobDetail; csrfToken: string }) {
   if (job.state === 'paused') controls.push(['resume', t('job_resume'), false]);
   if (['failed', 'cancelled'].includes(job.state)) controls.push(['retry', t('job_retry'), false]);
   if (job.type === 'deploy' && job.state === 'succeeded') controls.push(['revert', t('job_revert'), true]);
-  // A job still moving is followed live by the page script (job-live.js): no manual refresh.
+  // A job still moving is followed live by the page script (assets/console.js polls this page): no manual refresh.
   const live = job.state === 'queued' || job.state === 'running';
   return (
     <div class="job" data-job-id={job.id} data-job-live={live ? 'true' : undefined}>
