@@ -98,7 +98,7 @@ describe.skipIf(!hasChromium)('the console pages in Chromium', () => {
       await page.screenshot({ path: path.join(SCREENSHOT_DIR, `overview-${width}.png`), fullPage: true });
     }
     await page.setViewportSize({ width: 1400, height: 900 });
-  });
+  }, 90_000);
 
   it('reaches the content by keyboard and switches the language for the pages and the panel', async () => {
     await page.goto(`${hal.url}/ops`);
