@@ -118,31 +118,78 @@ describe('security headers', () => {
 });
 
 describe('GET /api/health', () => {
-  it('reports version, uptime by the clock, database and jobs without a session', async () => {
+  const job = (id: string, state: 'queued' | 'running' | 'succeeded', startedAt: string | null) => ({
+    id,
+    type: 'dr.snapshot',
+    state,
+    target: null,
+    args: '{}',
+    reason: null,
+    error: null,
+    result: null,
+    control: null,
+    attempts: 0,
+    created_by: 'operator:test',
+    created_at: new Date(0).toISOString(),
+    started_at: startedAt,
+    finished_at: state === 'succeeded' ? startedAt : null,
+    parent_job_id: null,
+  });
+
+  it('reports no serving instance and an idle runner from the database before HAL starts', async () => {
     t = await createTestApp();
     t.clock.advance(42_500);
     const response = await t.request('/api/health');
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       version: packageVersion,
-      uptimeS: 42,
+      uptimeS: 0,
       db: 'ok',
-      // The core exists but its job runner was not started.
-      jobs: { status: 'stopped', running: 0, queued: 0, concurrency: 0 },
+      jobs: { status: 'stopped', running: 0, queued: 0, concurrency: 0, lastRun: null },
+      instances: [],
     });
   });
 
-  it("reports the job runner's status when there is one", async () => {
-    t = await createTestApp({
-      build: (deps) => {
-        deps.jobs = { status: () => ({ status: 'running', running: 1, queued: 2 }) };
+  it('reports this instance from its heartbeat, its uptime by the clock, and the jobs as stored', async () => {
+    t = await createTestApp();
+    await t.deps.start();
+    t.clock.advance(42_500);
+    await t.deps.instances.beat();
+    const at = (ms: number) => new Date(t.clock.now() - ms).toISOString();
+    // Rows as the runners of any instance leave them (nothing here is claimable: no job type runs them).
+    await t.deps.db
+      .insertInto('jobs')
+      .values([job('job-old', 'succeeded', at(20_000)), job('job-new', 'running', at(1_000))])
+      .execute();
+    const report = await (await t.request('/api/health')).json();
+    expect(report).toMatchObject({ version: packageVersion, uptimeS: 42, db: 'ok' });
+    expect(report.instances).toEqual([
+      {
+        id: t.deps.instances.id,
+        host: expect.any(String),
+        pid: process.pid,
+        version: packageVersion,
+        startedAt: new Date(t.clock.now() - 42_500).toISOString(),
+        heartbeatAt: new Date(t.clock.now()).toISOString(),
+        uptimeS: 42,
+        self: true,
+        jobs: { status: 'running', running: 0, concurrency: expect.any(Number) },
       },
-    });
-    expect((await (await t.request('/api/health')).json()).jobs).toEqual({
+    ]);
+    expect(report.jobs).toEqual({
       status: 'running',
       running: 1,
-      queued: 2,
+      queued: 0,
+      concurrency: report.instances[0].jobs.concurrency,
+      lastRun: {
+        id: 'job-new',
+        type: 'dr.snapshot',
+        state: 'running',
+        startedAt: at(1_000),
+        finishedAt: null,
+      },
     });
+    expect(report.jobs.concurrency).toBeGreaterThan(0);
   });
 
   it("reports db: 'error' with 503 when the database is gone", async () => {

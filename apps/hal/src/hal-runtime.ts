@@ -21,7 +21,6 @@ import { createLocalAgent } from './domain/agents/agent-local.js';
 import { createAgentQueue } from './domain/agents/agent-queue.js';
 import { createAuditLog } from './domain/audit/audit-log.js';
 import type { AuditLog } from './domain/audit/types.js';
-import type { JobsStatusSource } from './domain/console-api/health.js';
 import type { NodeAgent } from './domain/core/agent.js';
 import { type Clock, systemClock } from './domain/core/clock.js';
 import { settingSecretId } from './domain/core/core-settings.js';
@@ -59,16 +58,12 @@ export interface HalRuntime {
   threeStep: ThreeStep;
   /** Randomness for tokens, ids and passwords. */
   random: (bytes: number) => Buffer;
-  /** When the runtime was built (epoch ms, by `clock`), for `uptimeS`. */
-  startedAt: number;
   /** HAL's vault of sealed secrets: AI connection keys, tokens and verifiers live only here. */
   vault: AppVault;
   /** The AI connections (`/ops/api/ai/connections…`). */
   connections: ConnectionManager;
   /** HAL's core domain (servers, releases, jobs, …): the console routes and the AI tools call it. */
   core: HalCore;
-  /** What `/api/health` reports as the job runner (the core's runner). */
-  jobs: JobsStatusSource;
   /** The node agents (built-in local + remote over HTTP); the core finds them here on every call. */
   agents: HalAgents;
   /** HAL's tool registry: the rooms and `hal mcp` serve the same one. */
@@ -143,6 +138,8 @@ export interface HalRuntimeEdges {
   shells?: ShellServiceSettings;
   /** What this process is among the instances on the database (default `serve`; `hal mcp` says `mcp`). */
   instanceKind?: 'serve' | 'mcp';
+  /** Time between two heartbeats (default 5 s; tests that age heartbeats by hand set it long). */
+  heartbeatIntervalMs?: number;
   /** The Wiki.js publisher's edges (fetch, timeout, retry delays and timer). Default: the real ones. */
   wiki?: DebateWikiPublisherOptions;
 }
@@ -194,6 +191,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       clock,
       kind: edges.instanceKind ?? 'serve',
       version: HAL_VERSION,
+      ...(edges.heartbeatIntervalMs !== undefined ? { intervalMs: edges.heartbeatIntervalMs } : {}),
       jobs: async () => {
         const { status, running, concurrency } = await core.status();
         return { status, running, concurrency };
@@ -246,11 +244,9 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       audit,
       threeStep,
       random,
-      startedAt: clock.now(),
       vault,
       connections,
       core,
-      jobs: core,
       agents,
       tools,
       skill,

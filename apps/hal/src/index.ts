@@ -15,7 +15,7 @@ export {
   resetOperatorPassword,
 } from './domain/auth/auth-operators.js';
 export { generatePassword, hashPassword, verifyPassword } from './domain/auth/auth-password.js';
-export type { HealthDeps, HealthReport, JobsStatusSource } from './domain/console-api/health.js';
+export type { HealthDeps, HealthInstance, HealthJobs, HealthReport } from './domain/console-api/health.js';
 export type { Clock } from './domain/core/clock.js';
 export { systemClock } from './domain/core/clock.js';
 export type { HalRuntime, HalRuntimeEdges } from './hal-runtime.js';

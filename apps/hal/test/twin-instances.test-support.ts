@@ -64,6 +64,8 @@ export interface TwinInstances {
   b: TwinInstance;
   clock: ManualClock;
   dataDir: string;
+  /** The PostgreSQL database's URL (`undefined` on SQLite: the data folder's `hal.db`). */
+  databaseUrl: string | undefined;
   username: string;
   password: string;
   close(): Promise<void>;
@@ -73,6 +75,8 @@ export interface TwinInstances {
 export interface TwinInstancesOptions {
   /** The connection service's options on both (timeouts, OAuth fetch, …). */
   connections?: ConnectionServiceOptions;
+  /** Time between two heartbeats of each (default 5 s; an hour leaves heartbeats to the test). */
+  heartbeatIntervalMs?: number;
 }
 
 /**
@@ -87,8 +91,10 @@ export async function createTwinInstances(
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-twins-'));
   let open: () => OpenDatabase;
   let drop: () => Promise<void> = async () => undefined;
+  let databaseUrl: string | undefined;
   if (dialect === 'postgres') {
     const target = await createMigratedPostgresTestDatabase();
+    databaseUrl = target.url;
     open = () => openPostgresDatabase(target.url);
     drop = target.drop;
   } else {
@@ -112,6 +118,9 @@ export async function createTwinInstances(
       core: { hostname: 'hal-twins', pollMs: 50, metricsIntervalMs: 0 },
       connections: options.connections ?? { firstByteTimeoutMs: 20_000, idleTimeoutMs: 20_000 },
       skill: 'HAL SKILL DOCUMENT (test)',
+      ...(options.heartbeatIntervalMs !== undefined
+        ? { heartbeatIntervalMs: options.heartbeatIntervalMs }
+        : {}),
     });
     runtimes.push(runtime);
     await runtime.start();
@@ -154,7 +163,7 @@ export async function createTwinInstances(
         },
       };
     };
-    return { a: instance(a), b: instance(b), clock, dataDir, username, password, close };
+    return { a: instance(a), b: instance(b), clock, dataDir, databaseUrl, username, password, close };
   } catch (error) {
     await close();
     throw error;

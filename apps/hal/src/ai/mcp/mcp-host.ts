@@ -10,6 +10,7 @@ import type { Clock } from '../../domain/core/clock.js';
 import { createHalRuntime, databasePath } from '../../hal-runtime.js';
 import { HAL_VERSION, type HalConfig } from '../../platform/config.js';
 import { type OpenDatabase, openDatabase } from '../../platform/db/database.js';
+import { openPostgresDatabase } from '../../platform/db/database-postgres.js';
 import { migrationProvider } from '../../platform/db/migrations/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { AiService, RoomConnections } from '../ai-service.js';
@@ -95,6 +96,30 @@ export function mcpClientLabel(name: string | undefined): string {
   return cleaned === '' ? 'unknown' : cleaned;
 }
 
+/**
+ * The running HAL's database: PostgreSQL at `HAL_DATABASE_URL` when set (SPEC §15), else `hal.db` in the data folder,
+ * which must exist. Either must be migrated: `hal mcp` never creates or migrates a database.
+ */
+async function openServingDatabase(config: HalConfig): Promise<OpenDatabase> {
+  // The URL may carry a password: messages name the variable, never its value.
+  const where = config.databaseUrl === undefined ? databasePath(config.dataDir) : 'HAL_DATABASE_URL';
+  if (config.databaseUrl === undefined && !fs.existsSync(where)) {
+    throw new HalError(
+      'invalid_state',
+      `no HAL database at ${where}: set HAL_DATA_DIR to the running HAL's data folder (or run \`hal db migrate\`)`,
+    );
+  }
+  const database =
+    config.databaseUrl === undefined ? openDatabase(where) : openPostgresDatabase(config.databaseUrl);
+  try {
+    await assertMigrated(database, where);
+    return database;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
 async function assertMigrated(database: OpenDatabase, file: string): Promise<void> {
   const migrations = await new Migrator({ db: database.db, provider: migrationProvider }).getMigrations();
   const missing = migrations.filter((migration) => migration.executedAt === undefined);
@@ -127,7 +152,7 @@ function pinoAdapter(logger: Logger): McpLogger {
 }
 
 /**
- * Opens the running HAL's database (WAL, busy timeout) and builds what `hal mcp` serves: HAL's tool
+ * Opens the running HAL's database (SQLite with WAL and a busy timeout, or PostgreSQL) and builds what `hal mcp` serves: HAL's tool
  * registry over the same core the console calls (its job runner NOT started — the running HAL executes
  * jobs), and the room engine, so write/high calls become a HAL note plus a proposal card in the unified
  * room. Refuses a missing or unmigrated database rather than creating one.
@@ -136,20 +161,7 @@ function pinoAdapter(logger: Logger): McpLogger {
  */
 export async function openMcpHost(settings: McpHostSettings): Promise<McpHost> {
   const { config, logger } = settings;
-  const file = databasePath(config.dataDir);
-  if (!fs.existsSync(file)) {
-    throw new HalError(
-      'invalid_state',
-      `no HAL database at ${file}: set HAL_DATA_DIR to the running HAL's data folder (or run \`hal db migrate\`)`,
-    );
-  }
-  const database = openDatabase(file);
-  try {
-    await assertMigrated(database, file);
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
+  const database = await openServingDatabase(config);
   // The vault only redacts audit details here; never create a key the running HAL does not have.
   // Without one, a vault under a key of this process alone holds nothing and redacts nothing.
   const hasKey = config.vaultKey !== undefined || fs.existsSync(path.join(config.dataDir, VAULT_KEY_FILE));

@@ -5,58 +5,148 @@ import { HAL_VERSION } from '../../platform/config.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { AppEnv } from '../../platform/http/env.js';
 import type { Logger } from '../../platform/logger.js';
+import type { InstanceJobsReport, InstanceRegistry } from '../../platform/platform-instances.js';
 import type { Clock } from '../core/clock.js';
 
-/** Something that reports the job runner's state for `/api/health` (the core does). */
-export interface JobsStatusSource {
-  status(): unknown;
-}
-
-/** What the health report reads. */
+/** What the health report reads: everything comes from the database, so every process reports the same HAL. */
 export interface HealthDeps {
   db: Kysely<Database>;
   clock: Clock;
   logger: Pick<Logger, 'warn'>;
-  jobs: JobsStatusSource;
-  /** When HAL started (epoch ms, by `clock`). */
-  startedAt: number;
+  /** The instances on the database (their heartbeats); this process is among them only while it serves. */
+  instances: Pick<InstanceRegistry, 'serving'>;
 }
 
-/** What `GET /api/health` answers (and the `hal_health` tool returns). */
+/** One serving `hal serve` instance, from its last heartbeat. */
+export interface HealthInstance {
+  id: string;
+  host: string;
+  pid: number;
+  version: string;
+  startedAt: string;
+  /** When it last heartbeat (ISO; at most one heartbeat interval, 5 s, old while it lives). */
+  heartbeatAt: string;
+  /** Seconds since it started, by the answering process's clock. */
+  uptimeS: number;
+  /** Whether this is the process answering. */
+  self: boolean;
+  /** Its job runner at its last heartbeat. */
+  jobs: InstanceJobsReport | null;
+}
+
+/** The most recently started job. */
+export interface HealthLastRun {
+  id: string;
+  type: string;
+  state: string;
+  startedAt: string;
+  finishedAt: string | null;
+}
+
+/** The job runner of all serving instances together, from the database. */
+export interface HealthJobs {
+  /** `running` when at least one serving instance's runner runs. */
+  status: 'running' | 'stopped';
+  /** Jobs in state `running`, whichever instance claimed them. */
+  running: number;
+  /** Jobs waiting in the queue. */
+  queued: number;
+  /** How many jobs the serving runners take at once, summed. */
+  concurrency: number;
+  lastRun: HealthLastRun | null;
+}
+
+/** What `GET /api/health` answers (and the `hal_health` tool returns, from any instance and from `hal mcp`). */
 export interface HealthReport {
   version: string;
+  /**
+   * How long HAL has been serving: the answering instance's own uptime when it serves, else (`hal mcp`, an instance
+   * not started yet) that of the longest-serving instance; 0 when none serves.
+   */
   uptimeS: number;
   db: 'ok' | 'error';
-  jobs: unknown;
+  /** `null` when the database could not be read. */
+  jobs: HealthJobs | null;
+  /** The `hal serve` instances that still heartbeat, oldest first (`hal mcp` never serves, so never listed). */
+  instances: HealthInstance[];
+}
+
+async function readJobs(db: Kysely<Database>, instances: HealthInstance[]): Promise<HealthJobs> {
+  const [counts, last] = await Promise.all([
+    db
+      .selectFrom('jobs')
+      .select(['state', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('state', 'in', ['queued', 'running'])
+      .groupBy('state')
+      .execute(),
+    db
+      .selectFrom('jobs')
+      .select(['id', 'type', 'state', 'started_at', 'finished_at'])
+      .where('started_at', 'is not', null)
+      .orderBy('started_at', 'desc')
+      .limit(1)
+      .executeTakeFirst(),
+  ]);
+  const count = (state: string) => Number(counts.find((row) => row.state === state)?.n ?? 0);
+  const runners = instances.flatMap((instance) =>
+    instance.jobs?.status === 'running' ? [instance.jobs] : [],
+  );
+  return {
+    status: runners.length > 0 ? 'running' : 'stopped',
+    running: count('running'),
+    queued: count('queued'),
+    concurrency: runners.reduce((sum, runner) => sum + runner.concurrency, 0),
+    lastRun: last
+      ? {
+          id: last.id,
+          type: last.type,
+          state: last.state,
+          startedAt: last.started_at as string,
+          finishedAt: last.finished_at,
+        }
+      : null,
+  };
 }
 
 /**
- * Reads HAL's health: version, uptime by the clock since `startedAt`, a `SELECT 1` on the database and
- * the job runner's status. Shared by the route and the AI tool so both report the same thing.
+ * Reads HAL's health from the database: a `SELECT 1`, the serving instances (their heartbeats) and the jobs, so
+ * the answer is the same from any instance and from `hal mcp`. Shared by the route and the AI tool.
  */
-export async function readHealth(
-  deps: HealthDeps,
-  startedAt: number = deps.startedAt,
-): Promise<HealthReport> {
-  let db: 'ok' | 'error' = 'ok';
+export async function readHealth(deps: HealthDeps): Promise<HealthReport> {
   try {
     await sql`SELECT 1`.execute(deps.db);
   } catch (error) {
-    db = 'error';
     deps.logger.warn({ err: error }, 'health: database check failed');
+    return { version: HAL_VERSION, uptimeS: 0, db: 'error', jobs: null, instances: [] };
   }
-  let jobs: unknown;
+  const now = deps.clock.now();
+  const seconds = (since: string) => Math.max(0, Math.floor((now - Date.parse(since)) / 1000));
+  let instances: HealthInstance[] = [];
+  let jobs: HealthJobs | null = null;
   try {
-    jobs = await deps.jobs.status();
+    instances = (await deps.instances.serving())
+      .filter((instance) => instance.kind === 'serve')
+      .map((instance) => ({
+        id: instance.id,
+        host: instance.host,
+        pid: instance.pid,
+        version: instance.version,
+        startedAt: instance.startedAt,
+        heartbeatAt: instance.heartbeatAt,
+        uptimeS: seconds(instance.startedAt),
+        self: instance.self,
+        jobs: instance.jobs,
+      }));
+    jobs = await readJobs(deps.db, instances);
   } catch (error) {
-    jobs = { status: 'error' };
-    deps.logger.warn({ err: error }, 'health: job runner status failed');
+    deps.logger.warn({ err: error }, 'health: reading the instances and jobs failed');
   }
-  const uptimeS = Math.max(0, Math.floor((deps.clock.now() - startedAt) / 1000));
-  return { version: HAL_VERSION, uptimeS, db, jobs };
+  const self = instances.find((instance) => instance.self);
+  const uptimeS = self?.uptimeS ?? Math.max(0, ...instances.map((instance) => instance.uptimeS));
+  return { version: HAL_VERSION, uptimeS, db: 'ok', jobs, instances };
 }
 
-/** `GET /api/health` (no auth): `{version, uptimeS, db: 'ok'|'error', jobs}`. */
+/** `GET /api/health` (no auth): `{version, uptimeS, db: 'ok'|'error', jobs, instances}`. */
 export function createHealthRoutes(deps: HealthDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get('/api/health', async (c) => {
