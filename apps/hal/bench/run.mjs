@@ -8,7 +8,9 @@
 // BENCH_ROUNDS_SCALE=0.5 runs fewer rounds (quick look); BENCH_DATA_DIR_BASE=/dev/shm (database on tmpfs);
 // BENCH_OUTPUT=<file name> writes bench-results/<file name> instead of rooms.json; BENCH_HAL_NODE_ARGS='--flag …' adds
 // Node options to `hal serve` (e.g. V8 flags, or `--require` of a tracing hook); BENCH_VARIANTS='a:ENV=1;b:ENV=0'
-// runs one `hal serve` per variant (name: environment additions, comma-separated) taking turns in every round.
+// runs one `hal serve` per variant (name: environment additions, comma-separated) taking turns in every round;
+// BENCH_DATABASE_URL=postgres://… (a server the bench may create a database on) runs a `sqlite` and a `postgres` host
+// side by side, then the cross-instance delta latency on PostgreSQL (postgres-bench.mjs).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -26,6 +28,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createProvider } from '@hal-ai/providers';
+import { createBenchDatabase, measureCrossInstance } from './postgres-bench.mjs';
 
 // The undici the adapter itself uses (apps/hal does not depend on undici directly).
 const { Agent, request } = createRequire(
@@ -217,7 +220,10 @@ function parseVariants(text) {
     .split(';')
     .filter((entry) => entry.trim())
     .map((entry) => {
-      const [name, assignments = ''] = entry.split(':');
+      // Only the first `:` ends the name: a value may hold more (a database URL).
+      const colon = entry.indexOf(':');
+      const name = colon === -1 ? entry : entry.slice(0, colon);
+      const assignments = colon === -1 ? '' : entry.slice(colon + 1);
       const env = Object.fromEntries(
         assignments
           .split(',')
@@ -228,7 +234,7 @@ function parseVariants(text) {
     });
 }
 
-async function startHal(variant, index) {
+async function startHal(variant, index, { expectPassword = true } = {}) {
   const child = startChild(
     [
       ...(profiling ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
@@ -251,7 +257,7 @@ async function startHal(variant, index) {
       buffer += data;
       secret ??= /^password: (\S+)$/m.exec(buffer)?.[1];
       const listening = /^HAL listening on (\S+)$/m.exec(buffer)?.[1];
-      if (listening && secret) resolve({ url: listening, password: secret });
+      if (listening && (secret || !expectPassword)) resolve({ url: listening, password: secret });
     });
     child.once('exit', () => reject(new Error(`hal serve (${variant.name}) did not start`)));
   });
@@ -267,8 +273,16 @@ async function startHal(variant, index) {
     idleCpuMsPerS: 0,
   };
 }
+const benchDatabase = process.env.BENCH_DATABASE_URL
+  ? await createBenchDatabase(process.env.BENCH_DATABASE_URL)
+  : undefined;
+const variantsText =
+  process.env.BENCH_VARIANTS ??
+  (benchDatabase
+    ? `sqlite:HAL_LOG_LEVEL=warn;postgres:HAL_LOG_LEVEL=warn,HAL_DATABASE_URL=${benchDatabase.url}`
+    : '');
 const hosts = [];
-for (const [index, variant] of parseVariants(process.env.BENCH_VARIANTS).entries()) {
+for (const [index, variant] of parseVariants(variantsText).entries()) {
   mkdirSync(join(dataDir, `hal-${index}`));
   hosts.push(await startHal(variant, index));
 }
@@ -313,7 +327,7 @@ async function halCall(host, method, path, json) {
 
 for (const host of hosts) {
   log(
-    `HAL ${host.name} at ${host.url}${Object.keys(host.env).length > 0 ? ` (${JSON.stringify(host.env)})` : ''}`,
+    `HAL ${host.name} at ${host.url}${Object.keys(host.env).length > 0 ? ` (${JSON.stringify(host.env).replace(/\/\/[^@"]*@/g, '//…@')})` : ''}`,
   );
   const { body, headers } = await halCall(host, 'POST', '/ops/login', {
     username: 'admin',
@@ -741,6 +755,56 @@ try {
   }
   concurrent.cpuMsPerTurn = perTurn(concurrentCpu, ROUNDS.concurrent * CONCURRENT);
   results.concurrent = await attachArrivals(concurrent);
+
+  // Cross-instance (issue #20): a second `hal serve` on the postgres host's database and data folder; A runs the
+  // turn, a panel stream on B receives it. B − A per delta, for the same frames on both.
+  const postgresHost = hosts.find((host) => host.env.HAL_DATABASE_URL?.startsWith('postgres'));
+  if (postgresHost) {
+    const index = hosts.indexOf(postgresHost);
+    log("cross-instance: starting instance B on the postgres host's database and data folder");
+    const b = await startHal({ name: 'postgres-b', env: postgresHost.env }, index, { expectPassword: false });
+    b.password = postgresHost.password;
+    const { body, headers } = await halCall(b, 'POST', '/ops/login', {
+      username: 'admin',
+      password: b.password,
+    });
+    b.cookie = [headers['set-cookie']]
+      .flat()
+      .filter(Boolean)
+      .map((line) => String(line).split(';')[0])
+      .join('; ');
+    b.csrfToken = body.csrfToken;
+    const open = (host) => async (path) => {
+      const controller = new AbortController();
+      const response = await request(`${host.url}${path}`, {
+        method: 'GET',
+        dispatcher: halAgent,
+        headers: { cookie: host.cookie, accept: 'text/event-stream' },
+        signal: controller.signal,
+        bodyTimeout: 0,
+      });
+      if (response.statusCode !== 200) throw new Error(`events on ${host.name}: ${response.statusCode}`);
+      return { body: response.body, abort: () => controller.abort() };
+    };
+    const connection = postgresHost.connections[0];
+    const roomId = directRoomOf(postgresHost, connection);
+    log(`cross-instance: ${ROUNDS.single} turns`);
+    const cross = await measureCrossInstance({
+      openA: open(postgresHost),
+      openB: open(b),
+      // The room's own waiter (its stream on A) must see the turn end too, or the next post would overlap it.
+      post: (text) => viaHal(postgresHost, roomId, [connection.id], text),
+      roomId,
+      connectionId: connection.id,
+      rounds: ROUNDS.single,
+      now,
+    });
+    results.crossInstance = {
+      firstDelta: summarize(cross.first),
+      everyDelta: summarize(cross.every),
+      unpairedDeltas: cross.unpaired,
+    };
+  }
 } finally {
   results.bodyBytes = await Promise.race([
     askFake('stats'),
@@ -756,6 +820,9 @@ try {
     ]),
   );
   rmSync(dataDir, { recursive: true, force: true });
+  await benchDatabase
+    ?.drop()
+    .catch((error) => console.warn(`could not drop the bench database: ${error.message}`));
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -912,6 +979,12 @@ console.log(
   `exit after SIGTERM (ms; null = killed after the grace period): ${JSON.stringify(results.shutdownMs)}`,
 );
 console.log(`load average (1 min) at start ${loadAtStart}, at end ${round(loadavg()[0])} on ${cpus} cores`);
+if (results.crossInstance) {
+  const { firstDelta, everyDelta, unpairedDeltas } = results.crossInstance;
+  console.log(
+    `cross-instance delta (B's panel − A's, PostgreSQL LISTEN/NOTIFY): first delta p50 ${firstDelta.medianMs} / p99 ${firstDelta.p99Ms} ms (n ${firstDelta.n}); every delta p50 ${everyDelta.medianMs} / p99 ${everyDelta.p99Ms} ms (n ${everyDelta.n}); unpaired ${unpairedDeltas}`,
+  );
+}
 console.log(
   `\nrequest body to the provider: HAL median ${bodyBytes.hal.median} B (max ${bodyBytes.hal.max}), direct ${bodyBytes.direct.median} B, floor ${bodyBytes.floor.median} B`,
 );
@@ -933,6 +1006,7 @@ writeFileSync(
       rounds: ROUNDS,
       ...firstReport,
       ...(several ? { variants: reports } : {}),
+      ...(results.crossInstance ? { crossInstance: results.crossInstance } : {}),
       requestBodyBytes: bodyBytes,
       wallS: round((now() - started) / 1000, 1),
     },
