@@ -8,4 +8,12 @@ export const conditions = ['@hal-ai/source', 'module', 'node', 'default'];
 export default defineHalVitestConfig({
   resolve: { conditions },
   ssr: { resolve: { conditions, externalConditions: ['@hal-ai/source'] } },
+  test: {
+    // The same reporters as every package, plus the hostile suite's figures (test/hostile/), which `pnpm test` runs too.
+    reporters: [
+      'default',
+      ['json', { outputFile: process.env.HAL_VITEST_JSON_REPORT ?? 'test-output/vitest-results.json' }],
+      './test/hostile/hostile-reporter.ts',
+    ],
+  },
 });

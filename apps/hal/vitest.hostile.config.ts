@@ -2,7 +2,7 @@ import { defineHalVitestConfig } from '../../vitest.shared';
 import { conditions } from './vitest.config';
 
 // `pnpm test:hostile`: the hostile-input suite alone, with its figures printed at the end (test/hostile/).
-// `pnpm test` runs the same files through vitest.config.ts (its include covers test/**).
+// `pnpm test` runs the same files through vitest.config.ts (its include covers test/**), with the same figures.
 
 export default defineHalVitestConfig({
   resolve: { conditions },

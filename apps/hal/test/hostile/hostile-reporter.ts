@@ -48,6 +48,8 @@ export default class HostileReporter implements Reporter {
   }
 
   onTestRunEnd(): void {
+    // `pnpm test` runs this reporter over every apps/hal file: a run that ran no hostile case prints nothing.
+    if (this.categories.size === 0) return;
     const all = emptyTotals();
     const lines: string[] = [];
     for (const [category, totals] of [...this.categories].sort(([a], [b]) => a.localeCompare(b))) {
