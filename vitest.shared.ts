@@ -1,6 +1,21 @@
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 
 /**
+ * The reporters every package's run uses: vitest's default, and the JSON report that feeds
+ * scripts/test-summary.mjs, which prints one closing line for the whole repo. A second run of a package (apps/hal's
+ * PostgreSQL suites) names its own report file, so it never overwrites the first. `extra` adds a package's own.
+ */
+export function halReporters(
+  ...extra: string[]
+): NonNullable<NonNullable<ViteUserConfig['test']>['reporters']> {
+  return [
+    'default',
+    ['json', { outputFile: process.env.HAL_VITEST_JSON_REPORT ?? 'test-output/vitest-results.json' }],
+    ...extra,
+  ];
+}
+
+/**
  * Shared vitest settings for every package. Workspace packages resolve to their TypeScript
  * sources through the `@hal-ai/source` export condition, so tests and type-checks never
  * depend on a stale `dist/`.
@@ -18,12 +33,7 @@ export function defineHalVitestConfig(overrides: ViteUserConfig = {}): ViteUserC
       hookTimeout: 60_000,
       pool: 'forks',
       passWithNoTests: true,
-      // The JSON report feeds scripts/test-summary.mjs, which prints one closing line for the whole repo. A second run
-      // of a package (apps/hal's PostgreSQL suites) names its own report file, so it never overwrites the first.
-      reporters: [
-        'default',
-        ['json', { outputFile: process.env.HAL_VITEST_JSON_REPORT ?? 'test-output/vitest-results.json' }],
-      ],
+      reporters: halReporters(),
       ...overrides.test,
     },
   });

@@ -1,4 +1,4 @@
-import { defineHalVitestConfig } from '../../vitest.shared';
+import { defineHalVitestConfig, halReporters } from '../../vitest.shared';
 
 // Vitest hands the resolve conditions to its worker processes as `--conditions`; with `import` among them a CommonJS
 // package that `require`s a dual package (`pg` → `pg-pool`) is given the ESM build. HAL's own conditions minus it.
@@ -10,10 +10,6 @@ export default defineHalVitestConfig({
   ssr: { resolve: { conditions, externalConditions: ['@hal-ai/source'] } },
   test: {
     // The same reporters as every package, plus the hostile suite's figures (test/hostile/), which `pnpm test` runs too.
-    reporters: [
-      'default',
-      ['json', { outputFile: process.env.HAL_VITEST_JSON_REPORT ?? 'test-output/vitest-results.json' }],
-      './test/hostile/hostile-reporter.ts',
-    ],
+    reporters: halReporters('./test/hostile/hostile-reporter.ts'),
   },
 });
