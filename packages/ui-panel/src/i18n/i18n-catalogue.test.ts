@@ -115,5 +115,12 @@ describe('formatting for the language', () => {
     expect(en.bytes(1536)).toBe('1.5 KiB');
     expect(ko.bytes(3 * 1024 ** 3)).toBe('3.0 GiB');
     expect(en.bytes(undefined)).toBe('—');
+    // Never four digits before the unit: 1023 MiB and 999.99 KiB move up to the next unit.
+    expect(en.bytes(1023 * 1024 ** 2)).toBe('1.0 GiB');
+    expect(ko.bytes(1023 * 1024 ** 2)).toBe('1.0 GiB');
+    expect(en.bytes(999 * 1024)).toBe('999.0 KiB');
+    expect(en.bytes(1000 * 1024)).toBe('1.0 MiB');
+    expect(en.bytes(1000)).toBe('1.0 KiB');
+    expect(en.bytes(999)).toBe('999 B');
   });
 });

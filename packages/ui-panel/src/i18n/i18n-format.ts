@@ -108,7 +108,9 @@ export function createFormatters(locale: Locale, settings: FormatterSettings = {
       if (!finite(bytes) || bytes < 0) return MISSING;
       let value = bytes;
       let unit = 0;
-      while (value >= 1024 && unit < BYTE_UNITS.length - 1) {
+      // Move up a unit from 1000 on, not 1024: `1,023.0 MiB` is four digits and a separator where
+      // `1.0 GiB` reads at a glance, and a value that rounds to 1000 never shows as `1,000.0`.
+      while (value >= 1000 && unit < BYTE_UNITS.length - 1) {
         value /= 1024;
         unit += 1;
       }

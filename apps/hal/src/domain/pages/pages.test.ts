@@ -191,8 +191,8 @@ describe('console pages', () => {
     expect(metric('cpu')).toMatch(/^\d+\.\d%$/);
     expect(metric('load')).toMatch(/^\d+\.\d\d \/ \d+\.\d\d \/ \d+\.\d\d$/);
     expect(metric('uptime')).toMatch(/^\d+(일|시간|분|초)/);
-    expect(html).toMatch(/data-metric="memory">[\d.]+ [KMGT]?i?B/);
-    expect(html).toMatch(/data-metric="disk">[\d.]+ [KMGT]?i?B/);
+    expect(html).toMatch(/data-metric="memory">\d{1,3}\.\d [KMGT]?i?B \/ \d{1,3}\.\d [KMGT]?i?B/);
+    expect(html).toMatch(/data-metric="disk">\d{1,3}\.\d [KMGT]?i?B \/ \d{1,3}\.\d [KMGT]?i?B/);
     expect(html).toMatch(/data-dr-age="">없음</);
   });
 
