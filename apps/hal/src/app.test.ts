@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import { HalError } from '@hal-ai/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../test/foundation.test-support.js';
@@ -146,11 +147,29 @@ describe('GET /api/health', () => {
       uptimeS: 0,
       db: 'ok',
       jobs: { status: 'stopped', running: 0, queued: 0, concurrency: 0, lastRun: null },
-      instances: [],
+      instanceCount: 0,
     });
   });
 
-  it('reports this instance from its heartbeat, its uptime by the clock, and the jobs as stored', async () => {
+  it('tells an anonymous caller how many instances serve, never their hosts, pids or ids', async () => {
+    t = await createTestApp();
+    await t.deps.start();
+    const response = await t.request('/api/health');
+    expect(response.status).toBe(200);
+    const report = await response.json();
+    expect(Object.keys(report).sort()).toEqual(['db', 'instanceCount', 'jobs', 'uptimeS', 'version']);
+    expect(report.instanceCount).toBe(1);
+    const text = JSON.stringify(report);
+    expect(text).not.toContain(t.deps.instances.id);
+    expect(text).not.toContain(String(process.pid));
+    expect(text).not.toContain(`"${os.hostname()}"`);
+    // A forged or stale cookie is no session: the same public report, not an error.
+    const forged = await t.request('/api/health', { headers: { cookie: 'hal_session=forged' } });
+    expect(forged.status).toBe(200);
+    expect(Object.keys(await forged.json())).not.toContain('instances');
+  });
+
+  it('reports this instance to a signed-in operator from its heartbeat, its uptime by the clock, and the jobs as stored', async () => {
     t = await createTestApp();
     await t.deps.start();
     t.clock.advance(42_500);
@@ -161,7 +180,8 @@ describe('GET /api/health', () => {
       .insertInto('jobs')
       .values([job('job-old', 'succeeded', at(20_000)), job('job-new', 'running', at(1_000))])
       .execute();
-    const report = await (await t.request('/api/health')).json();
+    const session = await t.login();
+    const report = await (await t.request('/api/health', { session })).json();
     expect(report).toMatchObject({ version: packageVersion, uptimeS: 42, db: 'ok' });
     expect(report.instances).toEqual([
       {

@@ -25,8 +25,10 @@ describeEachSharedDatabase('health from the heartbeats', (dialect) => {
     // An hour between heartbeats: the test sends each one itself, by the shared manual clock.
     twins = await createTwinInstances(dialect, { heartbeatIntervalMs: 60 * 60 * 1000 });
     const { a, b, clock } = twins;
+    // The per-instance list is for a signed-in operator (anonymous callers get the count: app.test.ts).
+    const session = await a.login();
     const health = async (instance: typeof a) => {
-      const response = await instance.request('/api/health');
+      const response = await instance.request('/api/health', { session });
       expect(response.status).toBe(200);
       return (await response.json()) as HealthReport;
     };
@@ -37,6 +39,9 @@ describeEachSharedDatabase('health from the heartbeats', (dialect) => {
     ] as const) {
       const report = await health(instance);
       expect(ids(report)).toEqual(both);
+      const anonymous = await (await instance.request('/api/health')).json();
+      expect(anonymous).toMatchObject({ instanceCount: 2, jobs: report.jobs });
+      expect(anonymous.instances).toBeUndefined();
       expect(report.instances.find((entry) => entry.self)?.id).toBe(instance.runtime.instances.id);
       expect(report.instances.find((entry) => !entry.self)?.id).toBe(other.runtime.instances.id);
       for (const entry of report.instances)

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestSession } from '../foundation.test-support.js';
 import { createTally, recordFigures } from './hostile-figures.test-support.js';
@@ -213,5 +214,50 @@ describe('hostile: sessions, CSRF, Host and body types over every state-changing
     }
     expect(tally.misses).toEqual([]);
     recordFigures(context, 'security headers', tally);
+  });
+
+  it('tells an anonymous caller no host name, pid or instance id on any route, with any cookie', async (context) => {
+    const { tally, check } = createTally();
+    // A started HAL of its own: it is registered among the instances, so health has something to hide.
+    const started = await createTestApp();
+    try {
+      await started.deps.start();
+      const secrets = [os.hostname(), String(process.pid), started.deps.instances.id];
+      const signedIn = await started.login();
+      // Control: a signed-in operator does see them, so their absence below means something.
+      const full = await (await started.request('/api/health', { session: signedIn })).text();
+      for (const value of secrets) expect(full).toContain(value);
+      const loggedOut = await started.login();
+      await started.request('/ops/logout', { method: 'POST', session: loggedOut });
+      const cookies = [
+        undefined,
+        'hal_session=forged',
+        `hal_session=${'a'.repeat(43)}`,
+        // A real session's cookie after its logout.
+        loggedOut.cookie,
+        // A real cookie with a second, forged one beside it.
+        `hal_session=; ${signedIn.cookie.replace('hal_session', 'hal_session_x')}`,
+      ];
+      const reads = started.app.routes
+        .filter((route) => route.method === 'GET' && !route.path.includes('*'))
+        .map((route) => concrete(route.path));
+      expect(reads).toContain('/api/health');
+      for (const pathname of new Set(reads)) {
+        for (const cookie of cookies) {
+          const response = await started.request(pathname, cookie ? { headers: { cookie } } : {});
+          const body = await response.text();
+          const leaked = secrets.filter((value) => body.includes(value));
+          check(leaked.length === 0, `${pathname} with ${cookie ?? 'no cookie'} showed ${leaked.join(', ')}`);
+        }
+      }
+      // The public health report says how many instances serve, and nothing about them.
+      const anonymous = await (await started.request('/api/health')).json();
+      expect(anonymous).toMatchObject({ db: 'ok', instanceCount: 1 });
+      expect(anonymous.instances).toBeUndefined();
+    } finally {
+      await started.close();
+    }
+    expect(tally.misses).toEqual([]);
+    recordFigures(context, 'anonymous health and reads', tally);
   });
 });

@@ -70,7 +70,7 @@ export function createReadTools(): Tool<HalToolContext>[] {
       name: 'hal_health',
       title: 'HAL health',
       description:
-        'HAL’s own health, as `GET /api/health` reports it, read from the database (the same from every HAL instance and from the MCP server): `version`, `uptimeS` (seconds HAL has been serving), `db` (`ok` or `error`), `jobs` (all job runners together: status, running, queued, concurrency, lastRun) and `instances` (each serving HAL process: id, host, pid, version, startedAt, heartbeatAt, uptimeS, its job runner). Use it first when HAL itself seems slow or broken.',
+        'HAL’s own health, as `GET /api/health` reports it to a signed-in operator, read from the database (the same from every HAL instance and from the MCP server): `version`, `uptimeS` (seconds HAL has been serving), `db` (`ok` or `error`), `jobs` (all job runners together: status, running, queued, concurrency, lastRun) and `instances` (each serving HAL process: id, host, pid, version, startedAt, heartbeatAt, uptimeS, its job runner). Use it first when HAL itself seems slow or broken.',
       risk: 'read',
       args: NoArgs,
       execute: async (context: HalToolContext) => {

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { HAL_VERSION } from '../../platform/config.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { AppEnv } from '../../platform/http/env.js';
+import { readSessionToken, type SessionDeps, sessionStoreFor } from '../../platform/http/session.js';
 import type { Logger } from '../../platform/logger.js';
 import type { InstanceJobsReport, InstanceRegistry } from '../../platform/platform-instances.js';
 import type { Clock } from '../core/clock.js';
@@ -69,6 +70,31 @@ export interface HealthReport {
   jobs: HealthJobs | null;
   /** The `hal serve` instances that still heartbeat, oldest first (`hal mcp` never serves, so never listed). */
   instances: HealthInstance[];
+}
+
+/**
+ * What `GET /api/health` answers without a signed-in operator (load balancers, uptime checks): SPEC §13's
+ * `{version, uptimeS, db, jobs}` and how many instances serve — never their host names, pids or ids, which tell an
+ * anonymous caller about the machines behind HAL.
+ */
+export interface PublicHealthReport {
+  version: string;
+  uptimeS: number;
+  db: 'ok' | 'error';
+  jobs: HealthJobs | null;
+  /** How many `hal serve` instances still heartbeat. */
+  instanceCount: number;
+}
+
+/** The anonymous face of a {@link HealthReport}: the per-instance list becomes its length. */
+export function toPublicHealth(report: HealthReport): PublicHealthReport {
+  return {
+    version: report.version,
+    uptimeS: report.uptimeS,
+    db: report.db,
+    jobs: report.jobs,
+    instanceCount: report.instances.length,
+  };
 }
 
 async function readJobs(db: Kysely<Database>, instances: HealthInstance[]): Promise<HealthJobs> {
@@ -146,12 +172,23 @@ export async function readHealth(deps: HealthDeps): Promise<HealthReport> {
   return { version: HAL_VERSION, uptimeS, db: 'ok', jobs, instances };
 }
 
-/** `GET /api/health` (no auth): `{version, uptimeS, db: 'ok'|'error', jobs, instances}`. */
-export function createHealthRoutes(deps: HealthDeps): Hono<AppEnv> {
+/**
+ * `GET /api/health`, which needs no session: `{version, uptimeS, db: 'ok'|'error', jobs, instanceCount}`
+ * ({@link PublicHealthReport}); with a signed-in operator's session cookie the whole {@link HealthReport}, whose
+ * `instances` name each instance's host and pid. A missing, expired or forged cookie is no error here: the caller
+ * gets the public report. `503` when the database cannot be read.
+ */
+export function createHealthRoutes(deps: HealthDeps & SessionDeps): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
+  const sessions = sessionStoreFor(deps);
   routes.get('/api/health', async (c) => {
     const report = await readHealth(deps);
-    return c.json(report, report.db === 'ok' ? 200 : 503);
+    const status = report.db === 'ok' ? 200 : 503;
+    const token = readSessionToken(c);
+    // The session is only read when the database answers: a failed check must still answer 503 at once.
+    const signedIn =
+      token !== undefined && report.db === 'ok' && (await sessions.resolve(token).catch(() => null)) !== null;
+    return c.json(signedIn ? report : toPublicHealth(report), status);
   });
   return routes;
 }
