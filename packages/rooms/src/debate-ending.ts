@@ -3,7 +3,7 @@
  * in two consecutive rounds; `ask_user` waits for the operator; `maxRounds` and the token budget stop the debate
  * with a summary; a summary note every N rounds. Pure functions of the debate's counters and the round's verdict.
  */
-import type { DebateVerdict } from '@hal-ai/spec';
+import type { DebateVerdict, RoomNote } from '@hal-ai/spec';
 
 /** Consecutive agreeing rounds a `conclude` needs. */
 export const ROUNDS_TO_CONCLUDE = 2;
@@ -13,7 +13,7 @@ export type DebateNext =
   | { kind: 'conclude' }
   | { kind: 'ask_user'; question: string }
   | { kind: 'max_rounds' }
-  | { kind: 'continue'; summaryDue: boolean; note: string | null };
+  | { kind: 'continue'; summaryDue: boolean; note: RoomNote | null };
 
 /** The counters the rules read. */
 export interface EndingInput {
@@ -41,9 +41,9 @@ export function decideNext(input: EndingInput, verdict: DebateVerdict): DebateNe
     return { kind: 'ask_user', question: verdict.question ?? verdict.reason };
   if (verdict.decision === 'conclude' && streak >= ROUNDS_TO_CONCLUDE) return { kind: 'conclude' };
   if (input.round >= input.maxRounds) return { kind: 'max_rounds' };
-  const note =
+  const note: RoomNote | null =
     verdict.decision === 'conclude'
-      ? `The moderator wanted to conclude, but the sides have agreed in ${streak} consecutive round${streak === 1 ? '' : 's'}; a conclusion needs ${ROUNDS_TO_CONCLUDE}. The debate continues.`
+      ? { code: 'debate_conclude_refused', params: { streak, needed: ROUNDS_TO_CONCLUDE } }
       : null;
   const summaryDue = input.summaryEvery > 0 && input.round % input.summaryEvery === 0;
   return { kind: 'continue', summaryDue, note };

@@ -165,8 +165,9 @@ describe('a debate', () => {
     const messages = await fixture.store.listMessages(started.roomId);
     const note = messages
       .flatMap((message) => message.content)
-      .find((block) => block.type === 'note' && block.code === 'token_budget');
+      .find((block) => block.type === 'note' && block.code?.startsWith('debate_budget_spent'));
     expect(note?.type === 'note' && note.text).toContain('2000 of 2000 tokens');
+    expect(note).toMatchObject({ params: { used: 2000, budget: 2000 } });
   });
 
   it('carries an injection into the next speaker input and a redirect into the moderator brief', async () => {
@@ -496,15 +497,25 @@ describe('a debate', () => {
     expect(snapshot.rounds.map((round) => round.n)).toEqual([1, 2, 3]);
     expect(snapshot.nameOf('mod')).toBe('Gemini');
 
-    await fixture.debates.postNote(started.id, 'Wiki.js publishing failed', 'wiki_publish_failed');
+    const params = { error: 'wiki_unreachable', message: 'no answer' };
+    await fixture.debates.postNote(started.id, { code: 'wiki_publish_failed_later', params });
     const messages = await fixture.store.listMessages(started.roomId);
     expect(messages.at(-1)).toMatchObject({
       role: 'system',
-      content: [{ type: 'note', text: 'Wiki.js publishing failed', code: 'wiki_publish_failed' }],
+      content: [
+        {
+          type: 'note',
+          text: 'Wiki.js publishing failed (wiki_unreachable: no answer). The debate goes on; HAL tries again after the next round.',
+          code: 'wiki_publish_failed_later',
+          params,
+        },
+      ],
     });
     expect(fixture.events.at(-1)).toMatchObject({ type: 'message' });
     await expect(fixture.debates.snapshot('nope')).rejects.toMatchObject({ code: 'not_found' });
-    await expect(fixture.debates.postNote('nope', 'x')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(
+      fixture.debates.postNote('nope', { code: 'wiki_published', params: {} }),
+    ).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('snapshots a running debate as a round milestone', async () => {

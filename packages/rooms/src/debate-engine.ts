@@ -17,6 +17,7 @@ import {
   type DebateStatus,
   HalError,
   type Room,
+  type RoomNote,
 } from '@hal-ai/spec';
 import { DEBATE_DEFAULTS, type DebateDefaults } from './debate-defaults.js';
 import { debateToMarkdown } from './debate-export.js';
@@ -102,7 +103,7 @@ export interface DebateEngine {
    */
   snapshot(debateId: string): Promise<DebateMilestone>;
   /** A HAL note in the debate's room (e.g. a publisher's failure); never part of a model's prompt. */
-  postNote(debateId: string, text: string, code?: string): Promise<void>;
+  postNote(debateId: string, note: RoomNote): Promise<void>;
   /** Start-up: debates that were `running` run on from where their round stopped. */
   recover(): Promise<number>;
   /** Resolves when no debate loop or milestone is running (tests, shutdown). */
@@ -442,9 +443,9 @@ export function createDebateEngine(settings: DebateEngineSettings): DebateEngine
       });
     },
     snapshot: (debateId) => snapshot(debateId),
-    async postNote(debateId, text, code) {
+    async postNote(debateId, note) {
       const record = await requireDebate(debateId);
-      await writer.appendNote(record.roomId, text, code);
+      await writer.appendNote(record.roomId, note);
     },
     async recover() {
       const running = await store.listDebatesByStatus(['running']);

@@ -6,7 +6,7 @@
  * document version, counters); then the ending rules decide what follows. Every call first checks the room's token
  * budget: a spent budget stops the debate with a summary HAL writes itself (no further model call).
  */
-import { type Debate, type DebateStatus, HalError, type Room } from '@hal-ai/spec';
+import { type Debate, type DebateStatus, HalError, type Room, type RoomNote } from '@hal-ai/spec';
 import { debateContextText, type NameOf, operatorNotesText, roundsToCompact } from './debate-context.js';
 import type { DebateDefaults } from './debate-defaults.js';
 import { decideNext, nextAgreementStreak } from './debate-ending.js';
@@ -32,6 +32,7 @@ import type {
 import { parseVerdict } from './debate-verdict.js';
 import { isBudgetExhausted } from './room-budget.js';
 import type { MaybePromise, RoomEngine, RoomParticipant, RunningTurn } from './room-engine-types.js';
+import { noteText } from './room-notes.js';
 import type { RoomStore } from './room-store.js';
 import type { RoomWriter } from './room-writer.js';
 
@@ -88,14 +89,10 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
     });
 
   /** HAL pauses the debate with a reason the operator sees (a failed call, an inactive connection). */
-  const halt = async (record: DebateRecord, reason: string) => {
+  const halt = async (record: DebateRecord, reason: string, note: RoomNote) => {
+    // The debate keeps the English reason; the note says it in the reader's language.
     const saved = await save(record.id, () => ({ status: 'paused', reason }));
-    if (saved)
-      await writer.appendNote(
-        record.roomId,
-        `${reason} The debate is paused; resume it to go on.`,
-        'debate_paused',
-      );
+    if (saved) await writer.appendNote(record.roomId, note);
   };
 
   /** Ends the debate in a final status (unless it already ended), then tells the publishers. */
@@ -107,17 +104,28 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
 
   const endOnBudget = async (record: DebateRecord, room: Room) => {
     const verdict = record.lastVerdict;
-    const lines = [
-      `The debate stopped: its token budget is spent (${room.tokensUsed} of ${room.tokenBudget} tokens, as the providers reported them).`,
-      `Rounds completed: ${record.round} of ${record.maxRounds}; working document version ${record.document.version}.`,
-    ];
-    if (verdict) {
-      lines.push(`Last verdict: ${verdict.agreement_level} — ${verdict.reason}`);
-      if (verdict.agreed.length > 0) lines.push(`Agreed: ${verdict.agreed.join('; ')}`);
-      if (verdict.disputed.length > 0) lines.push(`Disputed: ${verdict.disputed.join('; ')}`);
-    }
+    const spent = {
+      used: room.tokensUsed,
+      budget: room.tokenBudget ?? 0,
+      round: record.round,
+      maxRounds: record.maxRounds,
+      version: record.document.version,
+    };
+    const listed = (items: string[]) => (items.length > 0 ? items.join('; ') : '—');
+    const note: RoomNote = verdict
+      ? {
+          code: 'debate_budget_spent_verdict',
+          params: {
+            ...spent,
+            level: verdict.agreement_level,
+            reason: verdict.reason,
+            agreed: listed(verdict.agreed),
+            disputed: listed(verdict.disputed),
+          },
+        }
+      : { code: 'debate_budget_spent', params: spent };
     const ended = await finish(record.id, { status: 'stopped', reason: 'The token budget is spent' });
-    if (ended) await writer.appendNote(record.roomId, lines.join('\n'), 'token_budget');
+    if (ended) await writer.appendNote(record.roomId, note);
   };
 
   /** One model call as a turn of the debate room; null when the debate halted instead (see the module comment). */
@@ -146,7 +154,7 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
       });
     } catch (error) {
       if (!HalError.isInstance(error) || error.code !== 'connection_inactive') throw error;
-      await halt(record, `${name} is not active.`);
+      await halt(record, `${name} is not active.`, { code: 'debate_paused_inactive', params: { name } });
       return null;
     }
     inFlight.set(debateId, running);
@@ -156,7 +164,11 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
     const after = await store.getDebate(debateId);
     // A stop cancelled the call: nothing more to say.
     if (!after || FINAL.includes(after.status)) return null;
-    await halt(after, `${name}'s model call ${outcome.status === 'cancelled' ? 'was cancelled' : 'failed'}.`);
+    const cancelled = outcome.status === 'cancelled';
+    await halt(after, `${name}'s model call ${cancelled ? 'was cancelled' : 'failed'}.`, {
+      code: cancelled ? 'debate_paused_cancelled' : 'debate_paused_failed',
+      params: { name },
+    });
     return null;
   };
 
@@ -191,11 +203,7 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
       compactedThrough: through,
     }));
     if (saved) {
-      await writer.appendNote(
-        record.roomId,
-        `Rounds 1–${through} are carried as the moderator's summary from now on (the prompts would not fit the models' context); the full round log is kept.`,
-        'debate_compacted',
-      );
+      await writer.appendNote(record.roomId, { code: 'debate_compacted', params: { through } });
     }
     return saved;
   };
@@ -300,9 +308,10 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
       else refusal = parsed.error;
     }
     if (!verdict) {
-      const reason = `The moderator's verdict was not valid twice (${refusal}). Answer to let the moderator judge again.`;
+      const note: RoomNote = { code: 'debate_verdict_invalid', params: { error: refusal ?? '' } };
+      const reason = noteText(note);
       const waiting = await save(debateId, () => ({ status: 'waiting_operator', reason, question: null }));
-      if (waiting) await writer.appendNote(record.roomId, reason, 'debate_verdict_invalid');
+      if (waiting) await writer.appendNote(record.roomId, note);
       return false;
     }
 
@@ -354,11 +363,10 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
     log = await store.listRounds(debateId);
 
     if (next.kind === 'ask_user') {
-      await writer.appendNote(
-        record.roomId,
-        `The moderator asks the operator: ${next.question}`,
-        'debate_question',
-      );
+      await writer.appendNote(record.roomId, {
+        code: 'debate_question',
+        params: { question: next.question },
+      });
       return false;
     }
     if (next.kind === 'conclude') {
@@ -370,16 +378,15 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
       );
       if (conclusion === null) return false;
       const ended = await finish(debateId, { status: 'concluded', conclusion: conclusion.trim() });
-      if (ended)
-        await writer.appendNote(
-          record.roomId,
-          'The debate concluded: the sides agreed in two consecutive rounds.',
-          'debate_concluded',
-        );
+      if (ended) await writer.appendNote(record.roomId, { code: 'debate_concluded', params: {} });
       return false;
     }
     if (next.kind === 'max_rounds') {
-      const why = `The debate stops after its last round (${record.round} of ${record.maxRounds}).`;
+      const last: RoomNote = {
+        code: 'debate_max_rounds',
+        params: { round: record.round, maxRounds: record.maxRounds },
+      };
+      const why = noteText(last);
       const summary = await call(
         debateId,
         moderator,
@@ -388,10 +395,10 @@ export function createDebateRounds(settings: DebateRoundsSettings): DebateRounds
       );
       if (summary === null) return false;
       const ended = await finish(debateId, { status: 'stopped', reason: 'The last round was reached' });
-      if (ended) await writer.appendNote(record.roomId, why, 'debate_max_rounds');
+      if (ended) await writer.appendNote(record.roomId, last);
       return false;
     }
-    if (next.note) await writer.appendNote(record.roomId, next.note, 'debate_conclude_refused');
+    if (next.note) await writer.appendNote(record.roomId, next.note);
     if (next.summaryDue) {
       const why = `Summary after round ${record.round}.`;
       if (

@@ -50,7 +50,7 @@ describe('the ending rules', () => {
     expect(nextAgreementStreak(1, { ...agree, agreement_level: 'partial' })).toBe(0);
     expect(decideNext(base, agree)).toMatchObject({
       kind: 'continue',
-      note: expect.stringContaining('1 consecutive round'),
+      note: { code: 'debate_conclude_refused', params: { streak: 1, needed: 2 } },
     });
     expect(decideNext({ ...base, round: 2, agreementStreak: 1 }, agree)).toEqual({ kind: 'conclude' });
     // Agreement without the moderator asking to conclude goes on.

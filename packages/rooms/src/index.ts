@@ -72,6 +72,7 @@ export type {
 export { createRoomEventHub } from './room-events.js';
 export type { MemoryRoomStoreSettings } from './room-memory-store.js';
 export { createMemoryRoomStore } from './room-memory-store.js';
+export { fillNoteTemplate, helpNote, isKnownNote, NOTE_TEXT_EN, noteText } from './room-notes.js';
 export type { HistoryOptions, PageContext, ParticipantIdentity, SystemPromptInput } from './room-prompt.js';
 export { buildHistory, buildSystemPrompt } from './room-prompt.js';
 export type { RoomRedact } from './room-redaction.js';

@@ -3,7 +3,7 @@
  * model call adds what its provider reported to the room's `tokensUsed`; once that reaches the budget, no new turn
  * starts in the room (a hard stop, with a HAL note saying why). Tokens a provider did not report are not guessed.
  */
-import type { Room, Usage } from '@hal-ai/spec';
+import type { Room, RoomNote, Usage } from '@hal-ai/spec';
 
 /** The tokens a provider reported for one call: its total, else input plus output; 0 when it reported none. */
 export function usageTokens(usage: Usage | null | undefined): number {
@@ -18,6 +18,6 @@ export function isBudgetExhausted(room: Pick<Room, 'tokenBudget' | 'tokensUsed'>
 }
 
 /** The HAL note of a room whose budget stopped a turn. */
-export function budgetNote(room: Pick<Room, 'tokenBudget' | 'tokensUsed'>): string {
-  return `This room reached its token budget (${room.tokensUsed} of ${room.tokenBudget} tokens, as the providers reported them): no new turn starts. Raise or remove the budget to continue.`;
+export function budgetNote(room: Pick<Room, 'tokenBudget' | 'tokensUsed'>): RoomNote {
+  return { code: 'token_budget', params: { used: room.tokensUsed, budget: room.tokenBudget ?? 0 } };
 }

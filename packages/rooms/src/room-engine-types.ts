@@ -90,8 +90,15 @@ export interface RoomEngineLimits {
 
 /** Callbacks for local slash commands that change things outside the rooms. */
 export interface RoomCommandHandlers {
-  /** `/model <name>` in a direct room; throws e.g. `model_unavailable`. Returns the note to show. */
-  setModel?(connectionId: string, model: string, operator: RoomOperator): MaybePromise<string | undefined>;
+  /**
+   * `/model <name>` in a direct room; throws e.g. `model_unavailable`. Returns the connection's name and model after
+   * the switch, for the note (without it the note names the participant and the model asked for).
+   */
+  setModel?(
+    connectionId: string,
+    model: string,
+    operator: RoomOperator,
+  ): MaybePromise<{ name: string; model: string } | undefined>;
 }
 
 /** Settings of {@link createRoomEngine}. */

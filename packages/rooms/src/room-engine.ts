@@ -100,7 +100,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
           const room = await store.getRoom(roomId);
           if (!participant?.active || !room) return;
           if (isBudgetExhausted(room)) {
-            await writer.appendNote(room.id, budgetNote(room), 'token_budget');
+            await writer.appendNote(room.id, budgetNote(room));
             return;
           }
           await startTurn({
@@ -147,7 +147,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     startRelayedTurn: async (source, { target, sourceMessageId, read }) => {
       const room = await store.getRoom(source.roomId);
       if (room && isBudgetExhausted(room)) {
-        await writer.appendNote(room.id, budgetNote(room), 'token_budget');
+        await writer.appendNote(room.id, budgetNote(room));
         return { done: Promise.resolve() };
       }
       const started = await startTurn({
@@ -291,9 +291,9 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     };
 
     if (parsed && command?.definition.kind === 'local') {
-      const noteText = await runLocalCommand(room, command.definition.name, command.values, input.operator);
+      const answer = await runLocalCommand(room, command.definition.name, command.values, input.operator);
       const message = await writer.appendMessage(operatorMessage);
-      const note = await writer.appendNote(room.id, noteText, `command_${command.definition.name}`);
+      const note = await writer.appendNote(room.id, answer);
       return { message, turns: [], note };
     }
 
@@ -302,7 +302,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     // A spent budget is a hard stop: the operator's words are kept, and HAL says why nobody answers.
     if (isBudgetExhausted(room)) {
       const message = await writer.appendMessage(operatorMessage);
-      const note = await writer.appendNote(room.id, budgetNote(room), 'token_budget');
+      const note = await writer.appendNote(room.id, budgetNote(room));
       return { message, turns: [], note };
     }
     const requestsFor = (triggerMessageId: string | null): TurnRequest[] =>

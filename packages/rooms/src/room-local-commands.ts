@@ -1,8 +1,8 @@
 /**
  * Local slash commands (`/help`, `/tools`, `/model <name>`, `/reset`): they never call a model; each answers with
- * the text of a HAL note. Parsing and expansion live in `room-slash-commands.ts`.
+ * a HAL note (a code and its params, see `room-notes.ts`). Parsing and expansion live in `room-slash-commands.ts`.
  */
-import { HalError } from '@hal-ai/spec';
+import { HalError, type RoomNote } from '@hal-ai/spec';
 import type { ToolRegistry } from '@hal-ai/tools';
 import type {
   MaybePromise,
@@ -11,7 +11,7 @@ import type {
   RoomParticipant,
   RoomParticipantSummary,
 } from './room-engine-types.js';
-import { SLASH_COMMANDS } from './room-slash-commands.js';
+import { helpNote } from './room-notes.js';
 
 /** The room a command runs in. */
 export interface CommandRoom {
@@ -36,14 +36,12 @@ export type LocalCommandRunner = (
   command: string,
   values: Record<string, string>,
   operator: RoomOperator,
-) => Promise<string>;
+) => Promise<RoomNote>;
 
 /** Creates the local command runner of an engine. */
 export function createLocalCommands<C>(settings: LocalCommandsSettings<C>): LocalCommandRunner {
   return async (room, command, values, operator) => {
-    if (command === 'help') {
-      return SLASH_COMMANDS.map((entry) => `${entry.usage} — ${entry.description}`).join('\n');
-    }
+    if (command === 'help') return helpNote();
     if (command === 'tools') {
       const ids =
         room.kind === 'direct' && room.connectionId
@@ -56,21 +54,30 @@ export function createLocalCommands<C>(settings: LocalCommandsSettings<C>): Loca
         const names = settings.registry
           .select(participant.toolSelection)
           .map((tool) => `${tool.name} (${tool.risk})`);
-        lines.push(`${participant.name}: ${names.length > 0 ? names.join(', ') : 'no tools'}`);
+        // Names only, so the line reads the same in every language: `—` is a model without tools.
+        lines.push(`${participant.name}: ${names.length > 0 ? names.join(', ') : '—'}`);
       }
-      return lines.length > 0 ? lines.join('\n') : 'No active model.';
+      return lines.length > 0
+        ? { code: 'command_tools', params: { tools: lines.join('\n') } }
+        : { code: 'command_tools_none', params: {} };
     }
     if (command === 'model') {
       const model = values.name ?? '';
       if (!room.connectionId)
         throw new HalError('command_needs_direct_room', '/model works only in a model room');
       if (!settings.commands?.setModel) throw new HalError('invalid_state', '/model is not available here');
-      const note = await settings.commands.setModel(room.connectionId, model, operator);
-      return note ?? `Model switched to ${model}.`;
+      const switched = await settings.commands.setModel(room.connectionId, model, operator);
+      const name = switched?.name ?? (await settings.resolveParticipant(room.connectionId))?.name;
+      return {
+        code: 'command_model',
+        params: { name: name ?? room.connectionId, model: switched?.model ?? model },
+      };
     }
     if (command === 'reset') {
       const { cancelled } = await settings.resetRoom(room.id);
-      return `New conversation: history cleared${cancelled.length > 0 ? `, ${cancelled.length} pending proposal(s) cancelled` : ''}.`;
+      return cancelled.length > 0
+        ? { code: 'command_reset_cancelled', params: { cancelled: cancelled.length } }
+        : { code: 'command_reset', params: {} };
     }
     throw new HalError('unknown_command', `/${command} is not a local command`);
   };

@@ -4,7 +4,14 @@
  * (never executed). After an approval the proposing connection continues in a new turn
  * ({@link ProposalsSettings.continueTurn}, chosen in one place: `continuationOf`).
  */
-import { type Action, type ErrorInfo, HalError, type RoomMessage, type ToolRisk } from '@hal-ai/spec';
+import {
+  type Action,
+  type ErrorInfo,
+  HalError,
+  type RoomMessage,
+  type RoomNote,
+  type ToolRisk,
+} from '@hal-ai/spec';
 import {
   argsHash,
   canonicalArgs,
@@ -171,7 +178,7 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
     record: ActionRecord,
     output: unknown,
     isError: boolean,
-    noteText: string,
+    note: RoomNote,
   ): Promise<RoomMessage> => {
     if (record.source === 'model' && record.toolCallId && record.connectionId) {
       return writer.appendMessage({
@@ -196,9 +203,7 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
         usage: null,
       });
     }
-    return writer.appendNote(record.roomId, noteText, 'action_decided', [
-      { type: 'action', actionId: record.id },
-    ]);
+    return writer.appendNote(record.roomId, note, [{ type: 'action', actionId: record.id }]);
   };
 
   /** Runs an approved proposal once; never throws (a failure is the outcome). */
@@ -287,15 +292,20 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
           null,
         ),
       );
-      const asker = conversation
-        ? `${(await settings.nameOf?.(conversation.connectionId)) ?? conversation.connectionId} (through HAL's MCP server)`
-        : `MCP client ${input.clientName}`;
-      await writer.appendNote(
-        room.id,
-        `${asker} asks for approval to run ${tool.name} (${tool.risk}).`,
-        'approval_requested',
-        [{ type: 'action', actionId: action.id }],
-      );
+      const note: RoomNote = conversation
+        ? {
+            code: 'approval_requested',
+            params: {
+              name: (await settings.nameOf?.(conversation.connectionId)) ?? conversation.connectionId,
+              tool: tool.name,
+              risk: tool.risk,
+            },
+          }
+        : {
+            code: 'approval_requested_client',
+            params: { client: input.clientName, tool: tool.name, risk: tool.risk },
+          };
+      await writer.appendNote(room.id, note, [{ type: 'action', actionId: action.id }]);
       writer.announceAction(action);
       await auditProposal(action, `mcp:${input.clientName}`);
       return toPublicAction(action);
@@ -339,15 +349,17 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
       writer.announceAction(final);
       // A proposal that came through a model's MCP server has no tool call to answer: the note carries the result,
       // which is how that model reads it when it continues.
-      const shown =
-        final.source === 'mcp' && final.connectionId && outcome.ok ? ` Result: ${clip(outcome.output)}` : '';
+      const decided = { operator: operator.username, tool: final.tool };
+      const note: RoomNote = !outcome.ok
+        ? { code: 'action_failed', params: { ...decided, error: outcome.error.message } }
+        : final.source === 'mcp' && final.connectionId
+          ? { code: 'action_executed_result', params: { ...decided, result: clip(outcome.output) } }
+          : { code: 'action_executed', params: decided };
       const decision = await appendDecision(
         final,
         outcome.ok ? outcome.output : { error: outcome.error },
         !outcome.ok,
-        outcome.ok
-          ? `${operator.username} approved ${final.tool}; it was executed.${shown}`
-          : `${operator.username} approved ${final.tool}; it failed: ${outcome.error.message}`,
+        note,
       );
       await settings.audit({
         action: 'ai.action.execute',
@@ -376,12 +388,10 @@ export function createProposals<C>(settings: ProposalsSettings<C>): Proposals {
       });
       if (!rejected) throw new HalError('action_not_pending', `Action ${actionId} is not pending`);
       writer.announceAction(rejected);
-      await appendDecision(
-        rejected,
-        `rejected by the operator: ${trimmed}`,
-        true,
-        `${operator.username} rejected ${rejected.tool}: ${trimmed}`,
-      );
+      await appendDecision(rejected, `rejected by the operator: ${trimmed}`, true, {
+        code: 'action_rejected',
+        params: { operator: operator.username, tool: rejected.tool, reason: trimmed },
+      });
       await settings.audit({
         action: 'ai.action.reject',
         actor: `operator:${operator.id}`,

@@ -63,11 +63,10 @@ export function createRelay(settings: RelaySettings): Relay {
         const called = targets
           .map((id) => `@${participants.find((entry) => entry.id === id)?.name ?? id}`)
           .join(', ');
-        await settings.writer.appendNote(
-          source.roomId,
-          `${source.participant.name} called ${called}. Automatic replies stop after one relay — the next reaction waits for the operator.`,
-          'relay_limit',
-        );
+        await settings.writer.appendNote(source.roomId, {
+          code: 'relay_limit',
+          params: { name: source.participant.name, called },
+        });
         return;
       }
       const entry = relayed.get(sourceMessageId) ?? { targets: new Set<string>(), running: 0 };

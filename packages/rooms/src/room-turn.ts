@@ -378,11 +378,10 @@ export function createTurns<C>(settings: TurnsSettings<C>): Turns {
         for (const action of calls.proposals) writer.announceAction(action);
 
         if (calls.capped) {
-          await writer.appendNote(
-            request.roomId,
-            `${participant.name} reached the limit of ${limits.toolCallsPerTurn} tool calls in one turn and stopped. Send a message to let it continue.`,
-            'tool_limit',
-          );
+          await writer.appendNote(request.roomId, {
+            code: 'tool_limit',
+            params: { name: participant.name, limit: limits.toolCallsPerTurn },
+          });
           await writer.setTurnStatus(turn, 'complete');
           return outcome('complete', true);
         }

@@ -27,7 +27,10 @@ describe('createRoomWriter', () => {
       clock: () => new Date(),
       newId: () => `id_${++counter}`,
     });
-    const note = writer.appendNote(room.id, 'hello', 'greeting');
+    const note = writer.appendNote(room.id, {
+      code: 'command_model',
+      params: { name: 'Alpha', model: 'm-2' },
+    });
     let settled = false;
     const waiting = writer.settled(room.id).then(() => {
       settled = true;
@@ -37,7 +40,15 @@ describe('createRoomWriter', () => {
     expect(settled).toBe(false);
     release();
     await waiting;
-    expect((await note).content).toEqual([{ type: 'note', text: 'hello', code: 'greeting' }]);
+    // The code and params say it in any language; the text is their English rendering.
+    expect((await note).content).toEqual([
+      {
+        type: 'note',
+        text: 'Alpha now uses m-2.',
+        code: 'command_model',
+        params: { name: 'Alpha', model: 'm-2' },
+      },
+    ]);
     expect(seen.map((event) => event.type)).toEqual(['message']);
     await writer.settled('another-room');
   });

@@ -3,8 +3,9 @@
  * changes. Every part of the engine writes through here, so a row and its live event can never disagree, and a
  * reset can wait for what a room still has in flight.
  */
-import type { ContentBlock, ErrorInfo, RoomEvent, RoomMessage, TurnStatus } from '@hal-ai/spec';
+import type { ContentBlock, ErrorInfo, RoomEvent, RoomMessage, RoomNote, TurnStatus } from '@hal-ai/spec';
 import type { RoomEventHub } from './room-events.js';
+import { noteText } from './room-notes.js';
 import {
   type ActionRecord,
   type NewRoomMessage,
@@ -33,8 +34,11 @@ export interface RoomWriter {
   /** Publishes an action's current state. */
   announceAction(record: ActionRecord): void;
   appendMessage(input: RoomMessageInput): Promise<RoomMessage>;
-  /** A HAL note (`system` message) with an optional code and extra blocks (e.g. an action card). */
-  appendNote(roomId: string, text: string, code?: string, extra?: ContentBlock[]): Promise<RoomMessage>;
+  /**
+   * A HAL note (`system` message): its code and params, with their English text, and optional extra blocks (e.g.
+   * an action card).
+   */
+  appendNote(roomId: string, note: RoomNote, extra?: ContentBlock[]): Promise<RoomMessage>;
   /** Stores a new turn (status `running`) and announces it. */
   createTurn(record: TurnRecord): Promise<TurnRecord>;
   setTurnStatus(turn: TurnRecord, status: TurnStatus, error?: ErrorInfo | null): Promise<void>;
@@ -82,13 +86,13 @@ export function createRoomWriter(settings: RoomWriterSettings): RoomWriter {
     publish,
     announceAction: (record) => publish(record.roomId, { type: 'action', action: toPublicAction(record) }),
     appendMessage,
-    appendNote: (roomId, text, code, extra = []) =>
+    appendNote: (roomId, note, extra = []) =>
       appendMessage({
         roomId,
         role: 'system',
         connectionId: null,
         model: null,
-        content: [code ? { type: 'note', text, code } : { type: 'note', text }, ...extra],
+        content: [{ type: 'note', text: noteText(note), code: note.code, params: note.params }, ...extra],
         status: 'complete',
         error: null,
         relayDepth: 0,

@@ -32,6 +32,8 @@ export type {
   Usage,
 } from './language-model.js';
 export { REASONING_LEVELS } from './language-model.js';
+export type { NoteCode, NoteParams, NoteParamsOf, NoteParamValue, RoomNote } from './room-notes.js';
+export { NOTE_CODES } from './room-notes.js';
 export type {
   Action,
   ActionStatus,

@@ -1,6 +1,7 @@
 import type { Debate } from './debates.js';
 import type { ErrorInfo } from './errors.js';
 import type { ReasoningLevel, ReasoningPart, TextPart, ToolCallPart, Usage } from './language-model.js';
+import type { NoteParams } from './room-notes.js';
 import type { ToolPreset, ToolRisk } from './tools.js';
 
 /** A content block of a stored room message. */
@@ -10,8 +11,12 @@ export type ContentBlock =
   /** A model's reasoning: kept for its provider (sent back unchanged), never shown as the answer. */
   | ReasoningPart
   | { type: 'tool-result'; toolCallId: string; toolName: string; output: unknown; isError?: boolean }
-  /** A HAL note: something HAL says in the room (relay limit reached, approval result, …). */
-  | { type: 'note'; text: string; code?: string }
+  /**
+   * A HAL note: something HAL says in the room (relay limit reached, approval result, …). `code` and `params` say it
+   * in any language (see `NOTE_CODES`); `text` is its English rendering, what a reader shows for an unknown code
+   * or an older note without params.
+   */
+  | { type: 'note'; text: string; code?: string; params?: NoteParams }
   /** A slash command the operator typed and what it was expanded into for the model. */
   | { type: 'command'; command: string; args: string[]; expansion?: string }
   /** A proposal card in the history. */

@@ -292,7 +292,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
             async setModel(connectionId: string, model: string, operator: { id: string; username: string }) {
               // The connection service refuses a model missing from the checked list (model_unavailable).
               const updated = await connections.update?.(connectionId, { model }, operator);
-              return `${updated?.name ?? 'The model'} now uses ${updated?.model ?? model}.`;
+              return updated ? { name: updated.name, model: updated.model ?? model } : undefined;
             },
           },
         }
@@ -329,7 +329,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
       setting: (key) => deps.core.settings.value(key),
       token: wikiToken,
       snapshot: (debateId) => debates.snapshot(debateId),
-      note: (debateId, text, code) => debates.postNote(debateId, text, code),
+      note: (debateId, said) => debates.postNote(debateId, said),
       redact: (value) => deps.vault.redact(value),
       logger: deps.logger,
     },

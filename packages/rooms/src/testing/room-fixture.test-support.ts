@@ -1,10 +1,12 @@
 import { type ErrorInfo, HalError, type Room, type RoomEvent } from '@hal-ai/spec';
 import { createToolRegistry, defineTool, type ToolSelection } from '@hal-ai/tools';
 import * as v from 'valibot';
+import { afterEach, expect } from 'vitest';
 import { createRoomEngine } from '../room-engine.js';
 import type { RoomAuditEntry, RoomEngine, RoomParticipant } from '../room-engine-types.js';
 import { createRoomEventHub } from '../room-events.js';
 import { createMemoryRoomStore } from '../room-memory-store.js';
+import { isKnownNote } from '../room-notes.js';
 import type { RoomStore } from '../room-store.js';
 import type { TurnScheduler } from '../room-turn-scheduler.js';
 import {
@@ -29,6 +31,28 @@ export interface FixtureParticipantInput {
   traits?: string;
   instructions?: string;
   toolSelection?: ToolSelection;
+}
+
+/** Notes a fixture's store was asked to write whose code or params `NOTE_CODES` does not declare. */
+const unknownNotes: unknown[] = [];
+
+// Every test that uses a fixture (rooms and debates alike) also checks each note HAL wrote in it: a note whose code
+// is not in `NOTE_CODES`, or whose params do not fill exactly that code's placeholders, fails the test.
+afterEach(() => {
+  const found = unknownNotes.splice(0);
+  expect(found, 'notes with a code or params NOTE_CODES does not declare').toEqual([]);
+});
+
+/** Wraps a store so every note block it stores is checked against `NOTE_CODES` (see {@link unknownNotes}). */
+function checkingNotes(store: RoomStore): RoomStore {
+  const append = store.appendMessage.bind(store);
+  store.appendMessage = (message) => {
+    for (const block of message.content) {
+      if (block.type === 'note' && !isKnownNote(block.code, block.params)) unknownNotes.push(block);
+    }
+    return append(message);
+  };
+  return store;
 }
 
 /** Builds an engine over a memory store with scripted models and a small HAL-like tool registry. */
@@ -98,7 +122,7 @@ export async function createRoomFixture(options: {
     }),
   ]);
 
-  const store: RoomStore = createMemoryRoomStore();
+  const store: RoomStore = checkingNotes(createMemoryRoomStore());
   const events = createRoomEventHub({ firstId: 0 });
   let counter = 0;
   const audits: RoomAuditEntry[] = [];

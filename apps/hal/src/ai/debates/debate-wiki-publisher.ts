@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { DebateMilestone } from '@hal-ai/rooms';
+import type { RoomNote } from '@hal-ai/spec';
 import type { Clock } from '../../domain/core/clock.js';
 import { createWikiClient, isWikiUrl, WikiError, wikiGraphqlEndpoint } from './debate-wiki-client.js';
 import { type DebateWikiPage, type DebateWikiPageName, debateWikiPages } from './debate-wiki-pages.js';
@@ -55,7 +56,7 @@ export interface DebateWikiPublisherDeps {
   /** The debate as it is now (`DebateEngine.snapshot`). */
   snapshot(debateId: string): Promise<DebateMilestone>;
   /** A HAL note in the debate's room (`DebateEngine.postNote`). */
-  note(debateId: string, text: string, code: string): Promise<void>;
+  note(debateId: string, note: RoomNote): Promise<void>;
   /** The vault's redaction: an error Wiki.js echoes can never carry a secret into the database. */
   redact<T>(value: T): T;
   logger: { warn(object: object, message: string): void };
@@ -146,9 +147,9 @@ export function createDebateWikiPublisher(
       message: error instanceof Error ? error.message : String(error),
     });
 
-  const note = async (debateId: string, text: string, code: string) => {
+  const note = async (debateId: string, said: RoomNote) => {
     try {
-      await deps.note(debateId, text, code);
+      await deps.note(debateId, said);
     } catch (error) {
       deps.logger.warn({ err: error, debateId }, 'could not post the Wiki.js note');
     }
@@ -240,8 +241,7 @@ export function createDebateWikiPublisher(
   ) => {
     if (!failed) {
       failures.delete(debateId);
-      if (wasFailing)
-        await note(debateId, 'Wiki.js: the debate pages are published again.', 'wiki_published');
+      if (wasFailing) await note(debateId, { code: 'wiki_published', params: {} });
       return;
     }
     const count = (failures.get(debateId) ?? 0) + 1;
@@ -259,14 +259,12 @@ export function createDebateWikiPublisher(
       });
     }
     if (!wasFailing) {
-      const next =
-        delay !== undefined
-          ? `HAL tries again in ${Math.round(delay / 1000)} s and after the next round.`
-          : 'HAL tries again after the next round.';
+      const error = { error: failed.code, message: failed.message };
       await note(
         debateId,
-        `Wiki.js publishing failed (${failed.code}: ${failed.message}). The debate goes on; ${next}`,
-        'wiki_publish_failed',
+        delay !== undefined
+          ? { code: 'wiki_publish_failed', params: { ...error, seconds: Math.round(delay / 1000) } }
+          : { code: 'wiki_publish_failed_later', params: error },
       );
     }
   };
