@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,7 +11,7 @@ import {
   describePostgres,
   type PostgresTestDatabase,
 } from '../src/platform/db/database-postgres.test-support.js';
-import { ensureBuilt, type Started, serve, stop } from './hal-serve.test-support.js';
+import { ensureBuilt, type HalProcess, startHalProcess } from './hal-serve.test-support.js';
 
 // SPEC §15 with real processes: two (then three) built `hal serve` on one PostgreSQL database and one data folder,
 // one fake provider on 127.0.0.1. Each test builds on what the ones before left (the same instances and rooms).
@@ -53,15 +52,15 @@ describePostgres('two hal serve processes on one database', () => {
   let fake: FakeServer;
   let apiKey: string;
   let env: Record<string, string>;
-  const running: ChildProcess[] = [];
-  let a: Started;
-  let b: Started;
+  const running: HalProcess[] = [];
+  let a: HalProcess;
+  let b: HalProcess;
   let sessionA: Session;
   let sessionB: Session;
   let gptRoom: string;
 
   const call = async (
-    instance: Started,
+    instance: HalProcess,
     session: Session,
     method: string,
     pathname: string,
@@ -79,7 +78,7 @@ describePostgres('two hal serve processes on one database', () => {
     const text = await response.text();
     return { status: response.status, body: text ? JSON.parse(text) : null };
   };
-  const login = async (instance: Started, password: string): Promise<Session> => {
+  const login = async (instance: HalProcess, password: string): Promise<Session> => {
     const response = await fetch(`${instance.url}/ops/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -90,8 +89,8 @@ describePostgres('two hal serve processes on one database', () => {
     return { cookie, csrfToken: ((await response.json()) as { csrfToken: string }).csrfToken };
   };
   const start = async () => {
-    const started = await serve(dataDir, env);
-    running.push(started.child);
+    const started = await startHalProcess(dataDir, env);
+    running.push(started);
     return started;
   };
   const sql = async <Row>(text: string, values: unknown[] = []): Promise<Row[]> => {
@@ -145,7 +144,7 @@ describePostgres('two hal serve processes on one database', () => {
   }, 600_000);
 
   afterAll(async () => {
-    for (const child of running) await stop(child);
+    for (const instance of running) await instance.stop();
     await fake?.close();
     await database?.drop();
     if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
@@ -160,7 +159,7 @@ describePostgres('two hal serve processes on one database', () => {
   });
 
   it('a message posted on A streams on a panel of B, deltas included, and A’s cursor resumes on B', async () => {
-    const open = (instance: Started, lastEventId?: string) =>
+    const open = (instance: HalProcess, lastEventId?: string) =>
       fetch(`${instance.url}/ops/api/ai/rooms/${gptRoom}/events`, {
         headers: { cookie: sessionA.cookie, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
       });
@@ -303,9 +302,7 @@ describePostgres('two hal serve processes on one database', () => {
         `a running turn in ${room}`,
       );
     }
-    const killed = new Promise((resolve) => a.child.once('exit', resolve));
-    a.child.kill('SIGKILL');
-    await killed;
+    await a.kill9();
     const c = await start();
     const rows = await sql<{ room_id: string; status: string }>(
       `SELECT room_id, status FROM ai_turns WHERE room_id = ANY($1) AND status IN ('running', 'interrupted')`,

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS, type RunningHal, startHal } from './e2e/panel-browser.test-support.js';
-import { ensureBuiltForPackaging } from './hal-package.test-support.js';
+import { ensureBuilt } from './hal-serve.test-support.js';
 
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(appDir, '../..');
@@ -34,7 +34,8 @@ describe('the packaged HAL (pnpm package:hal) runs with no checkout beside it', 
   let hal: RunningHal | undefined;
 
   beforeAll(() => {
-    ensureBuiltForPackaging();
+    // The panel bundle, every workspace library's dist/ and HAL's own with its assets: what packaging copies.
+    ensureBuilt();
     // The temp folder is outside the repository, so nothing resolves back into the checkout's node_modules.
     workDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'hal-package-')));
     target = path.join(workDir, 'hal');

@@ -1,82 +1,61 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import fs from 'node:fs';
+// Test support (not exported): the built `hal serve` as a child process — the one spawner of every test that runs
+// HAL as operators do (startup, PostgreSQL instances, the browser suites, the packaged `hal`, the hostile kills).
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureWorkspaceBuilt } from './workspace-build.test-support.js';
 
 /** `apps/hal`. */
 export const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = path.resolve(appDir, '../..');
 /** The built `hal` command. */
 export const cliPath = path.join(appDir, 'dist/cli.js');
 
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) newest = Math.max(newest, newestSource(full));
-    else if (!entry.name.includes('.test.')) newest = Math.max(newest, fs.statSync(full).mtimeMs);
-  }
-  return newest;
+/**
+ * Builds `hal`'s `dist/` and every workspace library it runs when any is missing or older than its sources (CI
+ * builds before testing; this is for direct `vitest` runs) and returns the path of `dist/cli.js`.
+ */
+export function ensureBuilt(): string {
+  ensureWorkspaceBuilt('@hal-ai/hal');
+  return cliPath;
 }
 
-function tsup(packageDir: string): void {
-  execFileSync(path.join(repoRoot, 'node_modules/.bin/tsup'), [], { cwd: packageDir, stdio: 'pipe' });
+/** A running `hal serve`: its process, what it printed so far, the URL it listens on, and how to end it. */
+export interface HalProcess {
+  child: ChildProcess;
+  url: string;
+  /** The first operator's one-time password (printed before "listening" on the first start only), else `null`. */
+  password: string | null;
+  stdout(): string;
+  stderr(): string;
+  /** stdout, then stderr. */
+  output(): string;
+  /** SIGTERM (nothing when it has ended already); resolves with its exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL, as a crash or `kill -9` ends it; resolves once it has exited. */
+  kill9(): Promise<void>;
 }
 
-/** Workspace packages a built file imports at run time (`from "@hal-ai/x"`), by directory. */
-function workspaceImports(distDir: string): string[] {
-  const byName = new Map<string, string>();
-  for (const group of ['packages', 'apps']) {
-    for (const name of fs.readdirSync(path.join(repoRoot, group))) {
-      const manifest = path.join(repoRoot, group, name, 'package.json');
-      if (fs.existsSync(manifest))
-        byName.set(JSON.parse(fs.readFileSync(manifest, 'utf8')).name, path.dirname(manifest));
-    }
-  }
-  const found = new Set<string>();
-  for (const file of fs.readdirSync(distDir).filter((name) => name.endsWith('.js'))) {
-    for (const match of fs
-      .readFileSync(path.join(distDir, file), 'utf8')
-      .matchAll(/from\s*["'](@hal-ai\/[a-z-]+)/g)) {
-      const dir = match[1] ? byName.get(match[1]) : undefined;
-      if (dir) found.add(dir);
-    }
-  }
-  return [...found];
+/** Options of {@link startHalProcess}. */
+export interface HalProcessOptions {
+  /** The built `hal` (default {@link cliPath}; the packaging test runs an unpacked copy). */
+  cli?: string;
+  /** The working folder (default: this process's). */
+  cwd?: string;
 }
 
 /**
- * Builds `dist/` when it is missing or older than `src/` (CI builds before testing, so this is
- * for direct `vitest` runs), then any workspace library it imports that has no `dist/` yet.
+ * Runs `hal serve` on `dataDir` at 127.0.0.1, port 0, with only PATH and HOME from this process and `env` added,
+ * and resolves once it prints its "listening" line (rejects when it exits first, or after a minute).
  */
-export function ensureBuilt(): void {
-  const fresh =
-    fs.existsSync(cliPath) && fs.statSync(cliPath).mtimeMs >= newestSource(path.join(appDir, 'src'));
-  if (!fresh) tsup(appDir);
-  const pending = workspaceImports(path.join(appDir, 'dist'));
-  const seen = new Set<string>();
-  while (pending.length > 0) {
-    const dir = pending.pop() as string;
-    if (seen.has(dir)) continue;
-    seen.add(dir);
-    if (!fs.existsSync(path.join(dir, 'dist/index.js'))) tsup(dir);
-    pending.push(...workspaceImports(path.join(dir, 'dist')));
-  }
-}
-
-/** A running `hal serve`: its process, what it printed so far, and the URL it listens on. */
-export interface Started {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  url: string;
-}
-
-/** Runs the built `hal serve` (with `env` added) and waits for its "listening" line. */
-export function serve(dataDir: string, env: Record<string, string> = {}): Promise<Started> {
-  const child = spawn(process.execPath, [cliPath, 'serve'], {
+export function startHalProcess(
+  dataDir: string,
+  env: Record<string, string> = {},
+  options: HalProcessOptions = {},
+): Promise<HalProcess> {
+  const child = spawn(process.execPath, [options.cli ?? cliPath, 'serve'], {
+    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
     env: {
-      PATH: process.env.PATH,
+      PATH: process.env.PATH ?? '',
       HOME: dataDir,
       HAL_DATA_DIR: dataDir,
       HAL_PORT: '0',
@@ -90,28 +69,67 @@ export function serve(dataDir: string, env: Record<string, string> = {}): Promis
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;
   });
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  const stop = () => {
+    if (!ended()) child.kill('SIGTERM');
+    return exited;
+  };
+  const kill9 = async () => {
+    if (!ended()) child.kill('SIGKILL');
+    await exited;
+  };
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`hal serve did not start:\n${stdout}\n${stderr}`)),
-      60_000,
-    );
-    child.once('exit', (code) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`hal serve did not start:\n${stdout}\n${stderr}`));
+    }, 60_000);
+    const early = (code: number | null) => {
       clearTimeout(timer);
       reject(new Error(`hal serve exited with ${code}:\n${stdout}\n${stderr}`));
-    });
+    };
+    child.once('exit', early);
     child.stdout?.on('data', (chunk) => {
       stdout += chunk;
-      const match = /^HAL listening on (http:\/\/\S+)$/m.exec(stdout);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        resolve({ child, stdout: () => stdout, stderr: () => stderr, url: match[1] });
-      }
+      const url = /^HAL listening on (http:\/\/\S+)$/m.exec(stdout)?.[1];
+      if (url === undefined) return;
+      clearTimeout(timer);
+      child.off('exit', early);
+      resolve({
+        child,
+        url,
+        password: /^password: (\S+)$/m.exec(stdout)?.[1] ?? null,
+        stdout: () => stdout,
+        stderr: () => stderr,
+        output: () => `${stdout}\n${stderr}`,
+        stop,
+        kill9,
+      });
     });
   });
 }
 
-/** Stops a `hal serve` with SIGTERM (at once if it already ended) and resolves with its exit code. */
+/**
+ * A running `hal serve` of {@link serve}.
+ * @deprecated use {@link HalProcess}; kept while callers move.
+ */
+export type Started = HalProcess;
+
+/**
+ * Runs the built `hal serve` (with `env` added) and waits for its "listening" line.
+ * @deprecated use {@link startHalProcess}; kept while callers move.
+ */
+export function serve(dataDir: string, env: Record<string, string> = {}): Promise<HalProcess> {
+  return startHalProcess(dataDir, env);
+}
+
+/**
+ * Stops a `hal serve` with SIGTERM (at once if it already ended) and resolves with its exit code.
+ * @deprecated use {@link HalProcess.stop}; kept while callers move.
+ */
 export function stop(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve(child.exitCode);

@@ -1,13 +1,13 @@
-import { type ChildProcess, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliPath, ensureBuilt, serve, stop } from './hal-serve.test-support.js';
+import { cliPath, ensureBuilt, type HalProcess, startHalProcess } from './hal-serve.test-support.js';
 
 describe('hal serve (built)', () => {
   let dataDir: string;
-  const running: ChildProcess[] = [];
+  const running: HalProcess[] = [];
 
   beforeAll(() => {
     ensureBuilt();
@@ -15,13 +15,13 @@ describe('hal serve (built)', () => {
   }, 600_000);
 
   afterAll(async () => {
-    for (const child of running) await stop(child);
+    for (const hal of running) await hal.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('prints the first operator and the URL, accepts a real login, and stops on SIGTERM', async () => {
-    const first = await serve(dataDir);
-    running.push(first.child);
+    const first = await startHalProcess(dataDir);
+    running.push(first);
     const lines = first.stdout().split('\n');
     expect(lines[0]).toBe('operator: admin');
     const password = /^password: (\S+)$/.exec(lines[1] ?? '')?.[1];
@@ -42,17 +42,17 @@ describe('hal serve (built)', () => {
     const health = await fetch(`${first.url}/api/health`);
     expect((await health.json()).db).toBe('ok');
 
-    expect(await stop(first.child)).toBe(0);
+    expect(await first.stop()).toBe(0);
     // The one-time password goes to stdout only, never into the log.
     expect(first.stderr()).not.toContain(password);
   });
 
   it('prints no password on later runs', async () => {
-    const second = await serve(dataDir);
-    running.push(second.child);
+    const second = await startHalProcess(dataDir);
+    running.push(second);
     expect(second.stdout()).not.toContain('password:');
     expect(second.stdout()).toMatch(/^HAL listening on http:\/\/127\.0\.0\.1:\d+\n$/);
-    expect(await stop(second.child)).toBe(0);
+    expect(await second.stop()).toBe(0);
   });
 
   it('exits 1 with a clear message when the environment is wrong', () => {

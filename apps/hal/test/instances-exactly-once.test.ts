@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
   createFakeAnthropic,
-  createFakeAuthorizationServer,
   createFakeOpenAI,
   type FakeRequest,
   type FakeServer,
@@ -9,7 +8,10 @@ import {
 } from '@hal-ai/providers/testing';
 import { HalError } from '@hal-ai/spec';
 import { afterEach, expect, it } from 'vitest';
-import { oauthGatewayBody } from '../src/ai/connections/connection-fakes.test-support.js';
+import {
+  createTestAuthorizationServer,
+  oauthGatewayBody,
+} from '../src/ai/connections/connection-fakes.test-support.js';
 import { createSessionStore, type SessionStore } from '../src/domain/auth/auth-sessions.js';
 import type { ThreeStepInput } from '../src/platform/http/three-step.js';
 import { sessionCookieFrom, type TestSession } from './foundation.test-support.js';
@@ -154,10 +156,7 @@ describeEachSharedDatabase('exactly once across two instances', (dialect) => {
     const { a, b } = twins;
     const session = await a.login();
     // Both instances build the same callback URL from the same config.
-    const auth = await createFakeAuthorizationServer({
-      redirectUri: 'http://127.0.0.1:7420/ops/ai/oauth/callback',
-      nextAccessToken: secret,
-    });
+    const auth = await createTestAuthorizationServer();
     fakes.push(auth);
     const anthropic = await createFakeAnthropic({ models: [{ id: 'claude-gw' }] });
     fakes.push(anthropic);

@@ -1,4 +1,3 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -6,10 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type HalProcess, startHalProcess } from '../hal-serve.test-support.js';
+import { ensureWorkspaceBuilt } from '../workspace-build.test-support.js';
+
+export { ensureBuilt } from '../hal-serve.test-support.js';
 
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const repoRoot = path.resolve(appDir, '../..');
-const panelDir = path.join(repoRoot, 'packages/ui-panel');
 
 /** Where the browser suite writes its screenshots. */
 export const SCREENSHOT_DIR = path.join(appDir, 'test-output/screenshots');
@@ -28,114 +29,36 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-function newest(dir: string): number {
-  let result = 0;
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) result = Math.max(result, newest(full));
-    else if (!entry.name.includes('.test')) result = Math.max(result, fs.statSync(full).mtimeMs);
-  }
-  return result;
-}
-
-function stale(output: string, sources: string[]): boolean {
-  if (!fs.existsSync(output)) return true;
-  const built = fs.statSync(output).mtimeMs;
-  return sources.some((source) => newest(source) > built);
-}
-
-function tsup(cwd: string): void {
-  execFileSync(path.join(repoRoot, 'node_modules/.bin/tsup'), [], { cwd, stdio: 'pipe' });
-}
-
 /**
  * Builds the panel's browser bundle when it is missing or older than its sources: what a test that serves HAL
  * from its sources in-process (no `hal serve` child) needs.
  */
 export function ensurePanelBundle(): void {
-  if (stale(path.join(panelDir, 'dist/browser/panel.js'), [path.join(panelDir, 'src')])) tsup(panelDir);
+  ensureWorkspaceBuilt('@hal-ai/ui-panel');
 }
 
-/**
- * Builds what the browser suite runs when it is missing or older than its sources (CI builds
- * first; this is for direct `vitest` runs): the panel bundle and `hal`'s `dist/cli.js`.
- */
-export function ensureBuilt(): string {
-  ensurePanelBundle();
-  const cli = path.join(appDir, 'dist/cli.js');
-  const libraries = ['spec', 'providers', 'tools', 'vault', 'rooms', 'mcp'].map((name) =>
-    path.join(repoRoot, 'packages', name),
-  );
-  for (const library of libraries) {
-    if (!fs.existsSync(path.join(library, 'dist/index.js'))) tsup(library);
-  }
-  // dist carries a copy of the panel bundle: a newer bundle means a stale dist.
-  if (stale(cli, [path.join(appDir, 'src'), path.join(panelDir, 'dist/browser')])) tsup(appDir);
-  return cli;
-}
-
-/** A running `hal serve`. */
-export interface RunningHal {
-  child: ChildProcess;
-  url: string;
+/** A running `hal serve` on a fresh data folder: it printed the first operator's password. */
+export interface RunningHal extends HalProcess {
   password: string;
-  output: () => string;
-  stop(): Promise<void>;
 }
 
 /**
- * Starts the built `hal serve` on port 0 with a fresh data folder; resolves once it listens. `cwd` is the
- * working folder (default: this process's).
+ * Starts the built `hal serve` (`cli`, from {@link ensureBuilt}) on port 0 with a fresh data folder; resolves once
+ * it listens. `cwd` is the working folder (default: this process's).
  */
-export function startHal(
+export async function startHal(
   cli: string,
   dataDir: string,
   env: Record<string, string> = {},
   options: { cwd?: string } = {},
 ): Promise<RunningHal> {
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
-    env: {
-      PATH: process.env.PATH,
-      HOME: dataDir,
-      HAL_DATA_DIR: dataDir,
-      HAL_PORT: '0',
-      HAL_HOST: '127.0.0.1',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk) => {
-    stderr += chunk;
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`hal serve did not start:\n${stdout}\n${stderr}`)),
-      60_000,
-    );
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`hal serve exited with ${code}:\n${stdout}\n${stderr}`));
-    });
-    child.stdout?.on('data', (chunk) => {
-      stdout += chunk;
-      const url = /^HAL listening on (http:\/\/\S+)$/m.exec(stdout)?.[1];
-      const password = /^password: (\S+)$/m.exec(stdout)?.[1];
-      if (url && password) {
-        clearTimeout(timer);
-        child.removeAllListeners('exit');
-        resolve({ child, url, password, output: () => `${stdout}\n${stderr}`, stop });
-      }
-    });
-  });
+  const hal = await startHalProcess(dataDir, env, { cli, ...options });
+  const { password } = hal;
+  if (password === null) {
+    await hal.stop();
+    throw new Error(`hal serve printed no first password: ${dataDir} is not a fresh data folder`);
+  }
+  return { ...hal, password };
 }
 
 /** Signs in as the first operator through the login page and waits to land on a console page. */

@@ -1,64 +1,17 @@
 // Test support (not exported): a real `hal serve` child process on a data folder, killed with SIGKILL at a marked
 // point (HAL_TEST_PAUSE_DIR, see src/platform/pause-points.ts) and started again.
-import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { ensureBuilt } from '../e2e/panel-browser.test-support.js';
+import { ensureBuilt, type HalProcess, startHalProcess } from '../hal-serve.test-support.js';
 
-/** A running `hal serve`, as a child process. */
-export interface HalChild {
-  url: string;
-  /** The first operator's one-time password, printed by the first start only. */
-  password: string | null;
-  process: ChildProcess;
-  /** SIGKILL, then waits for the exit. */
-  kill9(): Promise<void>;
-  /** Everything it wrote to stderr (its log). */
-  stderr(): string;
-}
+/** A running `hal serve`, as a child process (`kill9()` ends it as a crash would). */
+export type HalChild = HalProcess;
 
 /** Starts `node dist/cli.js serve` on `dataDir` (port 0) with the pause points in `pauseDir`. */
-export async function startHalChild(dataDir: string, pauseDir: string): Promise<HalChild> {
-  const cli = ensureBuilt();
-  const child = spawn(process.execPath, [cli, 'serve'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: dataDir,
-      HAL_DATA_DIR: dataDir,
-      HAL_HOST: '127.0.0.1',
-      HAL_PORT: '0',
-      HAL_LOG_LEVEL: 'warn',
-      HAL_TEST_PAUSE_DIR: pauseDir,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString('utf8');
-      const listening = /HAL listening on (http:\/\/\S+)/.exec(stdout);
-      if (listening?.[1]) resolve(listening[1]);
-    });
-    child.once('exit', (code) =>
-      reject(new Error(`hal serve exited (${code}) before listening:\n${stderr}`)),
-    );
-  });
-  return {
-    url,
-    password: /password: (\S+)/.exec(stdout)?.[1] ?? null,
-    process: child,
-    async kill9() {
-      child.kill('SIGKILL');
-      await exited;
-    },
-    stderr: () => stderr,
-  };
+export function startHalChild(dataDir: string, pauseDir: string): Promise<HalChild> {
+  ensureBuilt();
+  return startHalProcess(dataDir, { HAL_LOG_LEVEL: 'warn', HAL_TEST_PAUSE_DIR: pauseDir });
 }
 
 /** Asks the next process that reaches `point` to wait there (see `createPausePoints`). */

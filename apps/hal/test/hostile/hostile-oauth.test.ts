@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import {
   createFakeAnthropic,
-  createFakeAuthorizationServer,
   type FakeAuthorizationServer,
   type FakeServer,
   followLogin,
@@ -9,9 +8,12 @@ import {
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  TEST_OAUTH_CALLBACK_URL as CALLBACK_URL,
   type ConnectionsTestApp,
   createConnectionsTestApp,
-  generatedSecret,
+  createTestAuthorizationServer,
+  oauthGatewayBody,
+  openOAuthCallback,
 } from '../../src/ai/connections/connection-fakes.test-support.js';
 import { sessionCookieFrom, type TestSession } from '../foundation.test-support.js';
 import { createTally, recordFigures } from './hostile-figures.test-support.js';
@@ -22,8 +24,6 @@ import { createTally, recordFigures } from './hostile-figures.test-support.js';
  * code minted for someone else's verifier, foreign origins, authorize URLs that are not the configured one, and a
  * replayed callback. Each is refused with its code, stores no token and leaves the connection not active.
  */
-// HAL's public origin in the test config (HAL_PUBLIC_URL unset: the listen address), never a request's Host.
-const CALLBACK_URL = 'http://127.0.0.1:7420/ops/ai/oauth/callback';
 const api = (path = '') => `/ops/api/ai/connections${path}`;
 
 let t: ConnectionsTestApp;
@@ -31,17 +31,9 @@ let alice: TestSession;
 let bob: TestSession;
 let auth: FakeAuthorizationServer;
 let anthropic: FakeServer;
-const issued: string[] = [];
 
 beforeAll(async () => {
-  auth = await createFakeAuthorizationServer({
-    redirectUri: CALLBACK_URL,
-    nextAccessToken: () => {
-      const token = generatedSecret();
-      issued.push(token);
-      return token;
-    },
-  });
+  auth = await createTestAuthorizationServer();
   anthropic = await createFakeAnthropic({ models: [{ id: 'claude-gw' }] });
   t = await createConnectionsTestApp({ firstByteTimeoutMs: 10_000, idleTimeoutMs: 10_000 });
   alice = await t.login('alice');
@@ -54,17 +46,8 @@ afterAll(async () => {
   await anthropic?.close();
 });
 
-function dataOf(html: string, name: string): string | undefined {
-  return new RegExp(`data-${name}="([^"]*)"`).exec(html)?.[1];
-}
-
 /** Opens the callback as the popup would, with that operator's session cookie. */
-async function callback(url: URL | string, session: TestSession) {
-  const target = typeof url === 'string' ? new URL(url, 'http://127.0.0.1') : url;
-  const response = await t.request(`${target.pathname}${target.search}`, { session });
-  const html = await response.text();
-  return { status: response.status, code: dataOf(html, 'code'), ok: dataOf(html, 'ok') };
-}
+const callback = (url: URL | string, session: TestSession) => openOAuthCallback(t.request, url, session);
 
 /** A fresh password entry: the manual clock moves past the re-authentication window in these tests. */
 async function reauthenticate(who: 'alice' | 'bob'): Promise<void> {
@@ -78,22 +61,12 @@ async function reauthenticate(who: 'alice' | 'bob'): Promise<void> {
 }
 
 async function createConnection(name: string, oauth: Record<string, unknown> = {}) {
-  const created = await t.call('POST', api(), alice, {
-    provider: 'anthropic',
-    name,
-    auth: 'oauth',
-    baseUrl: anthropic.url,
-    model: 'claude-gw',
-    oauth: {
-      preset: 'custom',
-      authorizeUrl: `${auth.url}/authorize`,
-      tokenUrl: `${auth.url}/token`,
-      clientId: auth.clientId,
-      clientSecret: auth.clientSecret,
-      scopes: ['models'],
-      ...oauth,
-    },
-  });
+  const created = await t.call(
+    'POST',
+    api(),
+    alice,
+    oauthGatewayBody('anthropic', anthropic.url, auth, { name, oauth }),
+  );
   expect(created.status, created.text).toBe(201);
   return created.body.connection as { id: string };
 }
@@ -204,11 +177,11 @@ describe('hostile: OAuth state, PKCE and redirect misuse', () => {
     expect(done).toMatchObject({ status: 200, ok: 'true' });
     expect(await connectionOf(connection.id)).toMatchObject({ status: 'active', secret: { hasToken: true } });
     const exchanges = auth.calls.authorization_code;
-    const tokens = issued.length;
+    const tokens = auth.issuedAccessTokens.length;
     refused(await callback(back, alice), 'oauth_state_invalid', 'replayed callback');
     refused(await callback(back, bob), 'oauth_state_invalid', 'replayed callback by bob');
     expect(auth.calls.authorization_code).toBe(exchanges);
-    expect(issued.length).toBe(tokens);
+    expect(auth.issuedAccessTokens.length).toBe(tokens);
     expect(await connectionOf(connection.id)).toMatchObject({ status: 'active', secret: { hasToken: true } });
 
     recordFigures(context, 'OAuth misuse', tally);

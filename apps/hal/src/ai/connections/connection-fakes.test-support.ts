@@ -1,10 +1,15 @@
 // Test support (not exported): the HAL app over a real SQLite file and a real vault with the
-// connections service wired in, and a fake `claude`. The fake OAuth authorization server is
-// `createFakeAuthorizationServer` from `@hal-ai/providers/testing`.
+// connections service wired in, the OAuth pieces of its tests (the callback URL, a fake authorization server for it,
+// the callback page as the popup opens it), and fake `claude` and `codex` commands.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import {
+  createFakeAuthorizationServer,
+  type FakeAuthorizationServer,
+  type FakeAuthorizationServerOptions,
+} from '@hal-ai/providers/testing';
 import {
   createManualClock,
   type ManualClock,
@@ -28,15 +33,33 @@ export function generatedSecret(): string {
   return randomBytes(24).toString('base64url');
 }
 
-/** A create-connection body (SPEC §13) for an OAuth gateway whose custom endpoints are the fake authorization server. */
+/** HAL's OAuth callback in the test config: the listen address (HAL_PUBLIC_URL unset), never a request's Host. */
+export const TEST_OAUTH_CALLBACK_URL = 'http://127.0.0.1:7420/ops/ai/oauth/callback';
+
+/**
+ * A fake authorization server (real HTTP on 127.0.0.1, PKCE S256, exact redirect URI, single-use codes) that
+ * accepts only {@link TEST_OAUTH_CALLBACK_URL}; it issues random tokens and keys per run and lists them in
+ * `issuedAccessTokens` and `issuedKeys`.
+ */
+export function createTestAuthorizationServer(
+  options: FakeAuthorizationServerOptions = {},
+): Promise<FakeAuthorizationServer> {
+  return createFakeAuthorizationServer({ redirectUri: TEST_OAUTH_CALLBACK_URL, ...options });
+}
+
+/**
+ * A create-connection body (SPEC §13) for an OAuth gateway named `gateway` (or `overrides.name`) whose custom
+ * endpoints are the fake authorization server; `overrides.oauth` replaces or adds OAuth fields.
+ */
 export function oauthGatewayBody(
   provider: 'anthropic' | 'other',
   baseUrl: string,
   auth: { url: string; clientId: string; clientSecret: string },
+  overrides: { name?: string; oauth?: Record<string, unknown> } = {},
 ) {
   return {
     provider,
-    name: 'gateway',
+    name: overrides.name ?? 'gateway',
     auth: 'oauth',
     baseUrl,
     model: 'claude-gw',
@@ -47,8 +70,29 @@ export function oauthGatewayBody(
       clientId: auth.clientId,
       clientSecret: auth.clientSecret,
       scopes: ['models'],
+      ...overrides.oauth,
     },
   };
+}
+
+/** A `data-*` attribute of the OAuth callback page (`code`, `ok`, `status`): what the popup reports to the panel. */
+export function callbackData(html: string, name: string): string | undefined {
+  return new RegExp(`data-${name}="([^"]*)"`).exec(html)?.[1];
+}
+
+/**
+ * Opens the OAuth callback (`url`, absolute or a path with its query) as the login popup does, with `session`'s
+ * cookie: the HTTP status, the page, and the error code and outcome it reports.
+ */
+export async function openOAuthCallback(
+  request: ConnectionsTestApp['request'],
+  url: URL | string,
+  session: TestSession,
+): Promise<{ status: number; html: string; code: string | undefined; ok: string | undefined }> {
+  const target = typeof url === 'string' ? new URL(url, TEST_OAUTH_CALLBACK_URL) : url;
+  const response = await request(`${target.pathname}${target.search}`, { session });
+  const html = await response.text();
+  return { status: response.status, html, code: callbackData(html, 'code'), ok: callbackData(html, 'ok') };
 }
 
 /** The app with connections over a temp-file database. */

@@ -1,6 +1,5 @@
 import {
   createFakeAnthropic,
-  createFakeAuthorizationServer,
   createFakeOpenAI,
   type FakeAuthorizationServer,
   type FakeServer,
@@ -9,32 +8,25 @@ import {
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sessionCookieFrom, type TestSession } from '../../../test/foundation.test-support.js';
 import {
+  TEST_OAUTH_CALLBACK_URL as CALLBACK_URL,
   type ConnectionsTestApp,
   createConnectionsTestApp,
+  createTestAuthorizationServer,
   databaseBytes,
+  callbackData as dataOf,
   generatedSecret,
   oauthGatewayBody,
+  openOAuthCallback,
 } from './connection-fakes.test-support.js';
 
-// The listen address of the test config (HAL_PUBLIC_URL unset), never the request's Host.
-const CALLBACK_URL = 'http://127.0.0.1:7420/ops/ai/oauth/callback';
 const api = (path = '') => `/ops/api/ai/connections${path}`;
 
 let t: ConnectionsTestApp;
 let alice: TestSession;
 let auth: FakeAuthorizationServer;
-let tokens: string[];
 
 beforeEach(async () => {
-  tokens = [];
-  auth = await createFakeAuthorizationServer({
-    redirectUri: CALLBACK_URL,
-    nextAccessToken: () => {
-      const token = generatedSecret();
-      tokens.push(token);
-      return token;
-    },
-  });
+  auth = await createTestAuthorizationServer();
   t = await createConnectionsTestApp({ firstByteTimeoutMs: 10_000, idleTimeoutMs: 10_000 });
   alice = await t.login('alice');
 });
@@ -44,15 +36,7 @@ afterEach(async () => {
   await t.close();
 });
 
-/** Opens the callback as the popup would (with that operator's session cookie). */
-async function callback(url: URL, session: TestSession) {
-  const response = await t.request(`${url.pathname}${url.search}`, { session });
-  return { status: response.status, html: await response.text() };
-}
-
-function dataOf(html: string, name: string): string | undefined {
-  return new RegExp(`data-${name}="([^"]*)"`).exec(html)?.[1];
-}
+const callback = (url: URL, session: TestSession) => openOAuthCallback(t.request, url, session);
 
 async function vaultIds(): Promise<string[]> {
   return (await t.deps.vault?.list()) ?? [];
@@ -128,7 +112,7 @@ describe('OAuth (authorization code + PKCE S256)', () => {
       expect(dataOf(done.html, 'ok')).toBe('true');
       expect(dataOf(done.html, 'status')).toBe('active');
       expect(auth.calls.authorization_code).toBe(1);
-      const accessToken = tokens[0] as string;
+      const accessToken = auth.issuedAccessTokens[0] as string;
       expect(done.html).not.toContain(accessToken);
 
       // Verifier gone, tokens sealed in the vault, public view shows only their shape.
@@ -174,7 +158,7 @@ describe('OAuth (authorization code + PKCE S256)', () => {
       const connection = await createGatewayConnection(openai, 'other');
       const started = await t.call('POST', api(`/${connection.id}/oauth/start`), alice);
       expect((await callback(await followLogin(started.body.authorizeUrl), alice)).status).toBe(200);
-      expect(tokens).toHaveLength(1);
+      expect(auth.issuedAccessTokens).toHaveLength(1);
 
       t.clock.advance(3600 * 1000);
       auth.delayMs = 200;
@@ -183,11 +167,11 @@ describe('OAuth (authorization code + PKCE S256)', () => {
         t.connections.languageModel(connection.id),
       ]);
       expect(auth.calls.refresh_token).toBe(1);
-      expect(tokens).toHaveLength(2);
+      expect(auth.issuedAccessTokens).toHaveLength(2);
       await one.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
       await two.doGenerate({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] });
       for (const request of openai.requests.slice(-2)) {
-        expect(request.headers.authorization).toBe(`Bearer ${tokens[1]}`);
+        expect(request.headers.authorization).toBe(`Bearer ${auth.issuedAccessTokens[1]}`);
       }
 
       auth.delayMs = 0;
@@ -282,15 +266,8 @@ describe('OAuth (authorization code + PKCE S256)', () => {
 
 describe('OpenRouter key issuance (PKCE)', () => {
   it('gets a key through the fake OpenRouter and uses it for the model list', async () => {
-    let issued = '';
     await auth.close();
-    auth = await createFakeAuthorizationServer({
-      redirectUri: CALLBACK_URL,
-      nextKey: () => {
-        issued = generatedSecret();
-        return issued;
-      },
-    });
+    auth = await createTestAuthorizationServer();
     // The fake OpenRouter API accepts whatever key the fake login issues.
     const openrouter = await createFakeOpenAI({
       models: [{ id: 'openrouter/auto' }, { id: 'anthropic/claude-x' }],
@@ -317,6 +294,7 @@ describe('OpenRouter key issuance (PKCE)', () => {
       expect(done.status).toBe(200);
       expect(dataOf(done.html, 'status')).toBe('active');
       expect(auth.calls.keys).toBe(1);
+      const issued = auth.issuedKeys[0] ?? '';
       expect(issued).not.toBe('');
       const models = openrouter.requests.filter((request) => request.path === '/v1/models');
       expect(models.at(-1)?.headers.authorization).toBe(`Bearer ${issued}`);

@@ -10,6 +10,7 @@ import {
   createConnectionsTestApp,
   databaseBytes,
   generatedSecret,
+  TEST_OAUTH_CALLBACK_URL,
 } from './connection-fakes.test-support.js';
 
 const api = (path = '') => `/ops/api/ai/connections${path}`;
@@ -109,7 +110,7 @@ describe('/ops/api/ai/connections', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.connections.map((c: { name: string }) => c.name)).toEqual(['gpt', 'cli']);
     // The listen address (HAL_PUBLIC_URL unset), never the request's Host.
-    expect(listed.body.callbackUrl).toBe('http://127.0.0.1:7420/ops/ai/oauth/callback');
+    expect(listed.body.callbackUrl).toBe(TEST_OAUTH_CALLBACK_URL);
     const providerIds = listed.body.providers.map((p: { id: string }) => p.id);
     expect(providerIds).toEqual(['anthropic', 'openai', 'openrouter', 'gemini', 'other', 'local-cli']);
     expect(listed.body.providers[0].guide.apiKey).toMatch(/key/i);
