@@ -58,7 +58,7 @@ export interface WorkspaceBuilder {
   staleReason(name: string): string | null;
   /**
    * Builds `name` and every workspace package it depends on that is stale, dependencies first; returns the
-   * names it built. Throws when a build leaves an output missing or older than the sources.
+   * names it built. Throws when a build leaves an output missing or unwritten.
    */
   ensureBuilt(name: string): string[];
 }
@@ -181,6 +181,17 @@ export function createWorkspaceBuilder(settings: WorkspaceBuilderSettings = {}):
     return null;
   };
 
+  const unwrittenOutput = (name: string, since: number): string | null => {
+    const { dir, outputs } = packageOf(name);
+    for (const output of [...outputs, ...(copied[name]?.outputs ?? [])]) {
+      const stat = fs.statSync(path.join(dir, output), { throwIfNoEntry: false });
+      if (!stat) return `${output} is missing`;
+      // Whole milliseconds: a file system may store coarser times than the clock reads.
+      if (Math.ceil(stat.mtimeMs) < Math.floor(since) - 1000) return `${output} was not written`;
+    }
+    return null;
+  };
+
   const ensureBuilt = (name: string): string[] => {
     const built: string[] = [];
     const visited = new Set<string>();
@@ -190,10 +201,12 @@ export function createWorkspaceBuilder(settings: WorkspaceBuilderSettings = {}):
       // Dependencies first: a package's build may copy a dependency's output (HAL copies the panel bundle).
       for (const dependency of packageOf(current).dependencies) visit(dependency);
       if (staleReason(current) === null) return;
+      const started = Date.now();
       build(packageOf(current).dir);
       built.push(current);
-      const still = staleReason(current);
-      if (still !== null) throw new Error(`${current} was built, yet ${still}`);
+      // A source edited while tsup ran is for the next run to build; what this build must do is write every output.
+      const unwritten = unwrittenOutput(current, started);
+      if (unwritten !== null) throw new Error(`${current} was built, yet ${unwritten}`);
     };
     withBuildLock(root, () => visit(name));
     return built;

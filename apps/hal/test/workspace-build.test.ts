@@ -124,12 +124,26 @@ describe('the workspace builder of the tests that run built code', () => {
     expect(copying.staleReason('@t/app')).toBe(`${path.join('dist', 'assets', 'panel.js')} is missing`);
   });
 
-  it('fails loudly when a build leaves an output stale', () => {
+  it('fails loudly when a build writes no output, and not when a source changes while it runs', () => {
     library('spec');
     write('packages/spec/src/index.ts', 'export const a = 2;', 10);
     const broken = createWorkspaceBuilder({ root, copied: {}, build: () => undefined });
-    expect(() => broken.ensureBuilt('@t/spec')).toThrow(/@t\/spec was built, yet src.index\.ts is newer/);
+    expect(() => broken.ensureBuilt('@t/spec')).toThrow(
+      /@t\/spec was built, yet dist.index\.js was not written/,
+    );
     // The lock is released after a failure: the next call runs (and fails the same way) instead of waiting.
     expect(() => broken.ensureBuilt('@t/spec')).toThrow(/was built, yet/);
+    // An edit made while tsup runs leaves the package stale for the next run, not this run failed.
+    const editedMeanwhile = createWorkspaceBuilder({
+      root,
+      copied: {},
+      build: (dir) => {
+        for (const output of ['dist/index.js', 'dist/testing.js'])
+          write(path.relative(root, path.join(dir, output)), '', 0);
+        write('packages/spec/src/index.ts', 'export const a = 3;', -5);
+      },
+    });
+    expect(editedMeanwhile.ensureBuilt('@t/spec')).toEqual(['@t/spec']);
+    expect(editedMeanwhile.staleReason('@t/spec')).toMatch(/^src.index\.ts is newer than/);
   });
 });

@@ -138,6 +138,27 @@ export function createAgentQueue(settings: AgentQueueSettings = {}): AgentQueue 
     waiter.deliver(entry.command);
   }
 
+  /**
+   * Hands `entry` to a poll that waits for its server, or else queues it (at the back, or at the `front`) until a poll
+   * collects it within the pickup timeout.
+   */
+  function offer(entry: Entry, place: 'back' | 'front'): void {
+    const waiter = waiters.get(entry.serverId)?.shift();
+    if (waiter) {
+      deliver(entry, waiter);
+      return;
+    }
+    entry.timer = setTimeout(
+      () => unavailable(entry, 'did not collect the command', pickupTimeoutMs),
+      pickupTimeoutMs,
+    );
+    entry.timer.unref?.();
+    const list = queued.get(entry.serverId) ?? [];
+    if (place === 'front') list.unshift(entry);
+    else list.push(entry);
+    queued.set(entry.serverId, list);
+  }
+
   return {
     request(serverId, op, args, options = {}) {
       return new Promise<AgentOutcome>((resolve, reject) => {
@@ -151,20 +172,7 @@ export function createAgentQueue(settings: AgentQueueSettings = {}): AgentQueue 
           reject,
         };
         entries.set(entry.command.id, entry);
-        const waiting = waiters.get(serverId);
-        const waiter = waiting?.shift();
-        if (waiter) {
-          deliver(entry, waiter);
-          return;
-        }
-        entry.timer = setTimeout(
-          () => unavailable(entry, 'did not collect the command', pickupTimeoutMs),
-          pickupTimeoutMs,
-        );
-        entry.timer.unref?.();
-        const list = queued.get(serverId) ?? [];
-        list.push(entry);
-        queued.set(serverId, list);
+        offer(entry, 'back');
       });
     },
 
@@ -213,19 +221,8 @@ export function createAgentQueue(settings: AgentQueueSettings = {}): AgentQueue 
       if (!entry || entry.serverId !== serverId || entry.state !== 'delivered') return;
       clearTimeout(entry.timer);
       entry.state = 'queued';
-      const waiter = waiters.get(serverId)?.shift();
-      if (waiter) {
-        deliver(entry, waiter);
-        return;
-      }
-      entry.timer = setTimeout(
-        () => unavailable(entry, 'did not collect the command', pickupTimeoutMs),
-        pickupTimeoutMs,
-      );
-      entry.timer.unref?.();
-      const list = queued.get(serverId) ?? [];
-      list.unshift(entry);
-      queued.set(serverId, list);
+      // First in line again: it went out before the commands still queued.
+      offer(entry, 'front');
     },
 
     complete(serverId, id, outcome) {

@@ -1,7 +1,8 @@
 import { canonicalJson } from '@hal-ai/tools';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { isPostgres } from '../../platform/db/database-dialect.js';
 import type { Database } from '../../platform/db/schema.js';
+import type { AuditTable } from '../../platform/db/tables/foundation.js';
 import { sha256Hex } from '../../platform/platform-hash.js';
 import type { AuditEntry, AuditInput, AuditLog } from './types.js';
 
@@ -31,16 +32,8 @@ export function computeAuditHash(
   return sha256Hex(prevHash + body);
 }
 
-type AuditRow = {
-  id: number;
-  at: string;
-  actor: string;
-  action: string;
-  target: string | null;
-  details: string | null;
-  prev_hash: string;
-  hash: string;
-};
+/** A stored row: the table's own type (`platform/db/tables/foundation.ts`), as kysely reads it. */
+type AuditRow = Selectable<AuditTable>;
 
 function toEntry(row: AuditRow): AuditEntry {
   return {
@@ -187,7 +180,7 @@ export function createAuditLog(settings: AuditLogSettings): AuditLog {
       if (options.actionPrefix) {
         query = query.where(sql<boolean>`action LIKE ${`${escapeLike(options.actionPrefix)}%`} ESCAPE '\\'`);
       }
-      const rows = (await query.execute()) as AuditRow[];
+      const rows = await query.execute();
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
       return { entries: page.map(toEntry), nextCursor: rows.length > limit && last ? String(last.id) : null };
@@ -216,13 +209,13 @@ export async function verifyAuditChain(db: Kysely<Database>): Promise<AuditVerif
   let count = 0;
   const pageSize = 500;
   for (;;) {
-    const rows = (await db
+    const rows = await db
       .selectFrom('audit')
       .selectAll()
       .where('id', '>', lastId)
       .orderBy('id', 'asc')
       .limit(pageSize)
-      .execute()) as AuditRow[];
+      .execute();
     for (const row of rows) {
       if (row.id !== lastId + 1) return { ok: false, brokenAt: row.id, reason: 'missing_rows' };
       if (row.prev_hash !== expectedPrev)
