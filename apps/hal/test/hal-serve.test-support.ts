@@ -137,3 +137,53 @@ export function stop(child: ChildProcess): Promise<number | null> {
     child.kill('SIGTERM');
   });
 }
+
+/** A signed-in operator of a running HAL, over HTTP: JSON calls with its session cookie, CSRF token and Origin. */
+export interface HttpSession {
+  cookie: string;
+  csrfToken: string;
+  /** Sends and parses the JSON answer (`null` for an empty body). */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read JSON bodies of many shapes
+  call(method: string, pathname: string, json?: unknown): Promise<{ status: number; body: any }>;
+  /** Sends and never waits (the process may be killed before it answers). */
+  fire(method: string, pathname: string, json?: unknown): void;
+}
+
+/** Logs `username` (default the first operator, `admin`) in at `url` with a fresh session of its own. */
+export async function signInOverHttp(
+  url: string,
+  password: string,
+  username = 'admin',
+): Promise<HttpSession> {
+  const login = await fetch(`${url}/ops/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ username, password }),
+  });
+  if (login.status !== 200) throw new Error(`login at ${url} failed: ${login.status} ${await login.text()}`);
+  const cookie = /hal_session=[^;]+/.exec(login.headers.getSetCookie().join('\n'))?.[0] ?? '';
+  const { csrfToken } = (await login.json()) as { csrfToken: string };
+  const send = (method: string, pathname: string, json?: unknown) =>
+    fetch(`${url}${pathname}`, {
+      method,
+      headers: {
+        cookie,
+        'x-csrf-token': csrfToken,
+        origin: url,
+        ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+    });
+  return {
+    cookie,
+    csrfToken,
+    async call(method, pathname, json) {
+      const response = await send(method, pathname, json);
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : null };
+    },
+    fire(method, pathname, json) {
+      send(method, pathname, json).catch(() => undefined);
+    },
+  };
+}

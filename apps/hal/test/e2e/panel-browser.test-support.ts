@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { type HalProcess, startHalProcess } from '../hal-serve.test-support.js';
+import { type HalProcess, signInOverHttp, startHalProcess } from '../hal-serve.test-support.js';
 import { ensureWorkspaceBuilt } from '../workspace-build.test-support.js';
 
 export { ensureBuilt } from '../hal-serve.test-support.js';
@@ -115,25 +115,10 @@ export type ApiCall = <T = Record<string, unknown>>(
 
 /** A console API session of its own (a fresh login, so its re-auth window is open): JSON calls with cookie and CSRF. */
 export async function apiSession(url: string, password: string): Promise<ApiCall> {
-  const response = await fetch(`${url}/ops/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ username: 'admin', password }),
-  });
-  const cookie = response.headers.getSetCookie()[0]?.split(';')[0] ?? '';
-  const { csrfToken } = (await response.json()) as { csrfToken: string };
+  const session = await signInOverHttp(url, password);
   return async (method, route, body) => {
-    const answer = await fetch(`${url}${route}`, {
-      method,
-      headers: {
-        cookie,
-        'x-csrf-token': csrfToken,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await answer.text();
-    return { status: answer.status, body: (text ? JSON.parse(text) : {}) as never };
+    const answer = await session.call(method, route, body);
+    return { status: answer.status, body: answer.body ?? {} };
   };
 }
 

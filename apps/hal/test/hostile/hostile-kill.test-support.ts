@@ -3,7 +3,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { ensureBuilt, type HalProcess, startHalProcess } from '../hal-serve.test-support.js';
+import {
+  ensureBuilt,
+  type HalProcess,
+  type HttpSession,
+  signInOverHttp,
+  startHalProcess,
+} from '../hal-serve.test-support.js';
 
 /** A running `hal serve`, as a child process (`kill9()` ends it as a crash would). */
 export type HalChild = HalProcess;
@@ -53,43 +59,8 @@ export function readDatabase<T>(dataDir: string, work: (db: BetterSqlite3.Databa
   }
 }
 
-/** A signed-in operator of a child HAL: JSON calls with the session cookie, CSRF token and Origin. */
-export interface ChildSession {
-  // biome-ignore lint/suspicious/noExplicitAny: tests read JSON bodies of many shapes
-  call(method: string, pathname: string, json?: unknown): Promise<{ status: number; body: any }>;
-  /** Sends and never waits (the process may be killed before it answers). */
-  fire(method: string, pathname: string, json?: unknown): void;
-}
+/** A signed-in operator of a child HAL (see {@link signInOverHttp}). */
+export type ChildSession = HttpSession;
 
 /** Signs `admin` in. */
-export async function signIn(url: string, password: string): Promise<ChildSession> {
-  const login = await fetch(`${url}/ops/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: url },
-    body: JSON.stringify({ username: 'admin', password }),
-  });
-  if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
-  const cookie = /hal_session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')?.[0] ?? '';
-  const { csrfToken } = (await login.json()) as { csrfToken: string };
-  const send = (method: string, pathname: string, json?: unknown) =>
-    fetch(`${url}${pathname}`, {
-      method,
-      headers: {
-        cookie,
-        'x-csrf-token': csrfToken,
-        origin: url,
-        ...(json === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-    });
-  return {
-    async call(method, pathname, json) {
-      const response = await send(method, pathname, json);
-      const text = await response.text();
-      return { status: response.status, body: text ? JSON.parse(text) : null };
-    },
-    fire(method, pathname, json) {
-      send(method, pathname, json).catch(() => undefined);
-    },
-  };
-}
+export const signIn = (url: string, password: string): Promise<ChildSession> => signInOverHttp(url, password);
