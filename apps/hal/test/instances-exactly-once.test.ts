@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   createFakeAnthropic,
   createFakeOpenAI,
@@ -11,6 +10,7 @@ import { afterEach, expect, it } from 'vitest';
 import {
   createTestAuthorizationServer,
   oauthGatewayBody,
+  generatedSecret as secret,
 } from '../src/ai/connections/connection-fakes.test-support.js';
 import { createSessionStore, type SessionStore } from '../src/domain/auth/auth-sessions.js';
 import type { ThreeStepInput } from '../src/platform/http/three-step.js';
@@ -33,7 +33,6 @@ afterEach(async () => {
   for (const fake of fakes.splice(0)) await fake.close();
 });
 
-const secret = () => randomBytes(24).toString('base64url');
 const chatRequests = (fake: FakeServer) =>
   fake.requests.filter((request: FakeRequest) => request.path.endsWith('/chat/completions'));
 /** The model the last chat request to `fake` named. */
