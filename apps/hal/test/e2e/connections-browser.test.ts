@@ -8,9 +8,10 @@ import {
   type FakeServer,
 } from '@hal-ai/providers/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FakeLoginCli, installFakeLoginCli } from '../../src/ai/shell/shell-fake-cli.test-support.js';
 import {
+  BROWSER_TEST_TIMEOUT_MS,
   CHROMIUM,
   CHROMIUM_ARGS,
   createTempDirs,
@@ -46,6 +47,8 @@ async function listed(page: Page): Promise<
 // SPEC §2 and issue #16 point 4 in a real browser against a real `hal serve`: the connections screen sets up an
 // operator-supplied OAuth client and logs in by itself after creating it, picks custom tools and a reasoning
 // level, replaces a key, deletes with the re-auth dialog, and shows the discovered CLIs as cards.
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
+
 describe.skipIf(!hasChromium)('the connections screen in Chromium', () => {
   let hal: RunningHal;
   let shortWindowHal: RunningHal;

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeArtifact } from '../../src/domain/core/core.test-support.js';
 import {
   type ApiCall,
   apiSession,
+  BROWSER_TEST_TIMEOUT_MS,
   CHROMIUM,
   CHROMIUM_ARGS,
   createTempDirs,
@@ -24,6 +25,8 @@ const hasChromium = fs.existsSync(CHROMIUM);
 // operator's saved choice, a styled login page with a favicon, cards that keep words whole at 1400 and 390 px,
 // a skip link for the keyboard, a release upload that shows its progress, HAL notes that keep their line breaks,
 // a slash command shown once, a job page that follows its job live, and axe-core on /ops and /ops/ai.
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
+
 describe.skipIf(!hasChromium)('the console pages in Chromium', () => {
   let hal: RunningHal;
   let call: ApiCall;

@@ -5,10 +5,11 @@ import type { FakeRequest, FakeServer, FakeStep } from '@hal-ai/providers/testin
 import { createFakeOpenAI } from '@hal-ai/providers/testing';
 import { type PanelMessageKey, translate } from '@hal-ai/ui-panel/i18n';
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ApiCall,
   apiSession,
+  BROWSER_TEST_TIMEOUT_MS,
   CHROMIUM,
   createFakeConnection,
   createTempDirs,
@@ -83,6 +84,8 @@ function createDebateScript() {
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
 }
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 describe.skipIf(!hasChromium)('the debate view in the panel (Chromium, real hal serve)', () => {
   const temp = createTempDirs();

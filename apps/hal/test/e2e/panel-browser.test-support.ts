@@ -18,6 +18,14 @@ export const SCREENSHOT_DIR = path.join(appDir, 'test-output/screenshots');
 /** Debian's Chromium, which CI installs; the suite is skipped (with a message) without it. */
 export const CHROMIUM = process.env.HAL_CHROMIUM ?? '/usr/bin/chromium';
 
+/**
+ * How long one browser test may take (the suite's default is 30 s); each browser file sets it with
+ * `vi.setConfig`. A test drives Chromium, a spawned `hal serve` and scrypt re-authentications on the same cores as
+ * the rest of the suite: under heavy load a test that takes 10 s on a quiet machine passed 30 s and failed on the
+ * clock alone. The waits inside each test keep their own limits, so a real hang still fails at its step.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 90_000;
+
 /** Flags for a quiet, offline, headless Chromium. */
 export const CHROMIUM_ARGS = [
   '--headless',

@@ -5,8 +5,9 @@ import path from 'node:path';
 import type { FakeRequest, FakeServer, FakeStep } from '@hal-ai/providers/testing';
 import { createFakeOpenAI } from '@hal-ai/providers/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
+  BROWSER_TEST_TIMEOUT_MS,
   CHROMIUM,
   CHROMIUM_ARGS,
   ensureBuilt,
@@ -88,6 +89,8 @@ function betaRespond(request: FakeRequest): FakeStep {
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
 }
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 describe.skipIf(!hasChromium)('AI panel in Chromium against a real hal serve', () => {
   let hal: RunningHal;

@@ -5,10 +5,11 @@ import path from 'node:path';
 import type { FakeRequest, FakeServer, FakeStep } from '@hal-ai/providers/testing';
 import { createFakeOpenAI } from '@hal-ai/providers/testing';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type ApiCall,
   apiSession,
+  BROWSER_TEST_TIMEOUT_MS,
   CHROMIUM,
   CHROMIUM_ARGS,
   ensureBuilt,
@@ -61,6 +62,8 @@ async function send(page: Page, text: string): Promise<void> {
   await input.fill(text);
   await input.press('Enter');
 }
+
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 describe.skipIf(!hasChromium)('the panel as an operator uses it (Chromium, real hal serve)', () => {
   let hal: RunningHal;

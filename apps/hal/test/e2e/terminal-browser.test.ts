@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type FakeLoginCli, installFakeLoginCli } from '../../src/ai/shell/shell-fake-cli.test-support.js';
 import {
+  BROWSER_TEST_TIMEOUT_MS,
   CHROMIUM,
   CHROMIUM_ARGS,
   ensureBuilt,
@@ -75,6 +76,8 @@ async function signIn(s: TerminalBrowser): Promise<void> {
 // cli_not_logged_in opens the login terminal by itself; the fake `claude` (found through CLAUDE_BIN) prints a
 // login URL longer than a terminal row; the operator copies it with Ctrl+C on a selection, types the code in
 // the line input, the CLI exits 0, HAL checks the connection again and the screen shows it active.
+vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
+
 describe.skipIf(!hasChromium)('login terminal in Chromium', () => {
   const s = useTerminalBrowser(1280);
 
