@@ -10,6 +10,7 @@
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { forEachSseFrame, parseSseFrame } from './sse-frames.mjs';
 
 // The undici HAL's adapter uses (apps/hal does not depend on undici directly), as run.mjs does.
 const { Agent, request } = createRequire(
@@ -36,20 +37,13 @@ async function relay(id, model, text) {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body,
   });
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for await (const chunk of response.body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = frame.startsWith('data: ') ? frame.slice(6) : '';
-      if (data === '' || data === '[DONE]') continue;
-      const content = JSON.parse(data).choices?.[0]?.delta?.content;
-      if (content)
-        streams.get(id)?.write(`event: delta\ndata: ${JSON.stringify({ model, text: content })}\n\n`);
-    }
-  }
+  await forEachSseFrame(response.body, (frame) => {
+    const { data } = parseSseFrame(frame);
+    if (data === '' || data === '[DONE]') return;
+    const content = JSON.parse(data).choices?.[0]?.delta?.content;
+    if (content)
+      streams.get(id)?.write(`event: delta\ndata: ${JSON.stringify({ model, text: content })}\n\n`);
+  });
   streams.get(id)?.write(`event: done\ndata: ${JSON.stringify({ model })}\n\n`);
 }
 

@@ -1,8 +1,42 @@
 // The PostgreSQL part of the rooms benchmark (issue #20): a fresh database for the `postgres` host, and the
 // cross-instance delta latency — instance A runs the turn, a panel on instance B (same database, same data folder)
 // receives its deltas over LISTEN/NOTIFY. Used by run.mjs when BENCH_DATABASE_URL names a PostgreSQL server.
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import pg from 'pg';
+import { forEachSseFrame, parseSseFrame } from './sse-frames.mjs';
+
+/**
+ * A throw-away PostgreSQL server for this run, started the way the PostgreSQL test suites start theirs
+ * (`scripts/test-postgres.sh start`: a temp folder, a free loopback port, a generated password). Resolves with its
+ * URL and a synchronous `stop()` (safe to call twice, and from an `exit` handler), or with `skipped` naming why
+ * there is none (PostgreSQL not installed, or the server did not start).
+ *
+ * @param {string} repositoryRoot
+ * @returns {{ url: string, stop(): void } | { skipped: string }}
+ */
+export function startBenchPostgresServer(repositoryRoot) {
+  const script = join(repositoryRoot, 'scripts', 'test-postgres.sh');
+  const started = spawnSync('bash', [script, 'start'], { encoding: 'utf8' });
+  const url = /HAL_TEST_DATABASE_URL='([^']+)'/.exec(started.stdout ?? '')?.[1];
+  const dir = /HAL_TEST_PG_DIR='([^']+)'/.exec(started.stdout ?? '')?.[1];
+  if (started.status !== 0 || !url || !dir) {
+    if (dir) spawnSync('bash', [script, 'stop', dir]);
+    const why =
+      (started.stderr ?? '').trim().split('\n').at(-1) || `exit ${started.status ?? started.signal}`;
+    return { skipped: why };
+  }
+  let stopped = false;
+  return {
+    url,
+    stop() {
+      if (stopped) return;
+      stopped = true;
+      spawnSync('bash', [script, 'stop', dir]);
+    },
+  };
+}
 
 /**
  * Creates an empty database on the server of `serverUrl` for one run; resolves with its URL and a `drop()`.
@@ -46,32 +80,14 @@ export async function measureCrossInstance(settings) {
   let turn = null;
   const follow = async (open, side) => {
     const stream = await open(`/ops/api/ai/rooms/${roomId}/events`);
-    const decoder = new TextDecoder();
-    let buffer = '';
-    const reading = (async () => {
-      try {
-        for await (const chunk of stream.body) {
-          buffer += decoder.decode(chunk, { stream: true });
-          for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-            const frame = buffer.slice(0, end);
-            buffer = buffer.slice(end + 2);
-            onFrame(side, frame);
-          }
-        }
-      } catch {
-        // Aborted at the end of the phase.
-      }
-    })();
+    const reading = forEachSseFrame(stream.body, (frame) => onFrame(side, frame)).catch(() => {
+      // Aborted at the end of the phase.
+    });
     return { stream, reading };
   };
   const onFrame = (side, frame) => {
     if (!turn) return;
-    let event = 'message';
-    let data = '';
-    for (const line of frame.split('\n')) {
-      if (line.startsWith('event:')) event = line.slice(6).trim();
-      else if (line.startsWith('data:')) data += line.slice(5).trimStart();
-    }
+    const { event, data } = parseSseFrame(frame);
     if (data === '' || (event !== 'delta' && event !== 'turn')) return;
     const at = now();
     const payload = JSON.parse(data);

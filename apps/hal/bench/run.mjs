@@ -9,8 +9,10 @@
 // BENCH_OUTPUT=<file name> writes bench-results/<file name> instead of rooms.json; BENCH_HAL_NODE_ARGS='--flag …' adds
 // Node options to `hal serve` (e.g. V8 flags, or `--require` of a tracing hook); BENCH_VARIANTS='a:ENV=1;b:ENV=0'
 // runs one `hal serve` per variant (name: environment additions, comma-separated) taking turns in every round;
-// BENCH_DATABASE_URL=postgres://… (a server the bench may create a database on) runs a `sqlite` and a `postgres` host
-// side by side, then the cross-instance delta latency on PostgreSQL (postgres-bench.mjs).
+// PostgreSQL: a `sqlite` and a `postgres` host side by side, then the cross-instance delta latency on PostgreSQL
+// (postgres-bench.mjs), on a throw-away server the run starts when the PostgreSQL binaries are installed, or on
+// BENCH_DATABASE_URL=postgres://… (a server the bench may create databases on); BENCH_POSTGRES=0 skips it. In
+// BENCH_VARIANTS, `HAL_DATABASE_URL=postgres` gives a variant a fresh database of its own on that server.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -28,7 +30,8 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createProvider } from '@hal-ai/providers';
-import { createBenchDatabase, measureCrossInstance } from './postgres-bench.mjs';
+import { createBenchDatabase, measureCrossInstance, startBenchPostgresServer } from './postgres-bench.mjs';
+import { forEachSseFrame, parseSseFrame } from './sse-frames.mjs';
 
 // The undici the adapter itself uses (apps/hal does not depend on undici directly).
 const { Agent, request } = createRequire(
@@ -273,16 +276,36 @@ async function startHal(variant, index, { expectPassword = true } = {}) {
     idleCpuMsPerS: 0,
   };
 }
-const benchDatabase = process.env.BENCH_DATABASE_URL
-  ? await createBenchDatabase(process.env.BENCH_DATABASE_URL)
-  : undefined;
+// PostgreSQL (issue #20): BENCH_DATABASE_URL names a server; else, unless BENCH_POSTGRES=0, a throw-away one is
+// started for the run when the PostgreSQL binaries are installed, and stopped at the end. Without one the run
+// measures SQLite only, and says so.
+const postgresServer = process.env.BENCH_DATABASE_URL
+  ? { url: process.env.BENCH_DATABASE_URL, stop() {} }
+  : process.env.BENCH_POSTGRES === '0'
+    ? { skipped: 'BENCH_POSTGRES=0' }
+    : startBenchPostgresServer(join(appDir, '..', '..'));
+process.on('exit', () => postgresServer.stop?.());
+if (postgresServer.skipped) log(`PostgreSQL: skipped (${postgresServer.skipped}); SQLite only`);
+else if (!process.env.BENCH_DATABASE_URL) log('PostgreSQL: a throw-away server for this run');
+/**
+ * A variant's `HAL_DATABASE_URL=postgres` stands for a fresh database of its own on the run's PostgreSQL server;
+ * by default the run has a `sqlite` and a `postgres` host (SQLite only when there is no server).
+ */
 const variantsText =
   process.env.BENCH_VARIANTS ??
-  (benchDatabase
-    ? `sqlite:HAL_LOG_LEVEL=warn;postgres:HAL_LOG_LEVEL=warn,HAL_DATABASE_URL=${benchDatabase.url}`
+  (postgresServer.url
+    ? 'sqlite:HAL_LOG_LEVEL=warn;postgres:HAL_LOG_LEVEL=warn,HAL_DATABASE_URL=postgres'
     : '');
+const benchDatabases = [];
 const hosts = [];
 for (const [index, variant] of parseVariants(variantsText).entries()) {
+  if (variant.env.HAL_DATABASE_URL === 'postgres') {
+    if (!postgresServer.url)
+      throw new Error(`variant ${variant.name} needs PostgreSQL: ${postgresServer.skipped}`);
+    const database = await createBenchDatabase(postgresServer.url);
+    benchDatabases.push(database);
+    variant.env.HAL_DATABASE_URL = database.url;
+  }
   mkdirSync(join(dataDir, `hal-${index}`));
   hosts.push(await startHal(variant, index));
 }
@@ -371,12 +394,7 @@ const waiters = new Map();
 const streams = [];
 
 function handleFrame(roomId, frame) {
-  let event = 'message';
-  let data = '';
-  for (const line of frame.split('\n')) {
-    if (line.startsWith('event:')) event = line.slice(6).trim();
-    else if (line.startsWith('data:')) data += line.slice(5).trimStart();
-  }
+  const { event, data } = parseSseFrame(frame);
   // Comments (heartbeats) have no data; `action` and `resync` frames play no part here.
   if (data === '' || (event !== 'delta' && event !== 'turn' && event !== 'message')) return;
   const at = now();
@@ -412,22 +430,9 @@ async function openStream(host, roomId) {
 
 /** Reads an SSE body frame by frame (split by hand) until it ends or `controller` aborts it. */
 function readFrames(response, controller, onFrame) {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  const reading = (async () => {
-    try {
-      for await (const chunk of response.body) {
-        buffer += decoder.decode(chunk, { stream: true });
-        for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-          const frame = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          onFrame(frame);
-        }
-      }
-    } catch (error) {
-      if (!controller.signal.aborted) throw error;
-    }
-  })();
+  const reading = forEachSseFrame(response.body, onFrame).catch((error) => {
+    if (!controller.signal.aborted) throw error;
+  });
   streams.push({ controller, reading });
 }
 
@@ -467,6 +472,8 @@ function expectTurn(roomId, connectionId, postedAt) {
 async function viaHal(host, roomId, connectionIds, text, tag = newTag()) {
   const postedAt = { value: 0 };
   const turns = connectionIds.map((id) => expectTurn(roomId, id, postedAt));
+  // Awaited below; if the post itself fails first, their time-outs must not end the run as unhandled rejections.
+  for (const turn of turns) turn.catch(() => {});
   postedAt.value = now();
   const { body } = await halCall(host, 'POST', `/ops/api/ai/rooms/${roomId}/messages`, {
     text: `${text} [t:${tag}]`,
@@ -495,24 +502,13 @@ async function viaRaw(tag = newTag()) {
     }),
   });
   if (response.statusCode !== 200) throw new Error(`raw: ${response.statusCode}`);
-  const decoder = new TextDecoder();
-  let buffer = '';
   let firstToken;
-  for await (const chunk of response.body) {
-    if (firstToken !== undefined) continue;
-    buffer += decoder.decode(chunk, { stream: true });
-    for (
-      let end = buffer.indexOf('\n\n');
-      end !== -1 && firstToken === undefined;
-      end = buffer.indexOf('\n\n')
-    ) {
-      const frame = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = frame.startsWith('data: ') ? frame.slice(6) : '';
-      if (data === '' || data === '[DONE]') continue;
-      if (JSON.parse(data).choices?.[0]?.delta?.content) firstToken = now() - startedAt;
-    }
-  }
+  await forEachSseFrame(response.body, (frame) => {
+    if (firstToken !== undefined) return;
+    const { data } = parseSseFrame(frame);
+    if (data === '' || data === '[DONE]') return;
+    if (JSON.parse(data).choices?.[0]?.delta?.content) firstToken = now() - startedAt;
+  });
   if (firstToken === undefined) throw new Error('raw: no content');
   return { ms: firstToken, startedAt, tag };
 }
@@ -548,8 +544,8 @@ async function openFloorStream(id) {
   });
   readFrames(response, controller, (frame) => {
     const at = now();
-    const event = /^event: (\w+)$/m.exec(frame)?.[1];
-    const data = JSON.parse(/^data: (.*)$/m.exec(frame)?.[1] ?? 'null');
+    const { event, data: text } = parseSseFrame(frame);
+    const data = JSON.parse(text || 'null');
     const waiter = floorWaiters.get(id);
     if (!waiter || !data) return;
     if (event === 'delta') waiter.first[data.model] ??= at;
@@ -820,9 +816,12 @@ try {
     ]),
   );
   rmSync(dataDir, { recursive: true, force: true });
-  await benchDatabase
-    ?.drop()
-    .catch((error) => console.warn(`could not drop the bench database: ${error.message}`));
+  for (const database of benchDatabases) {
+    await database
+      .drop()
+      .catch((error) => console.warn(`could not drop the bench database: ${error.message}`));
+  }
+  postgresServer.stop?.();
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -979,6 +978,7 @@ console.log(
   `exit after SIGTERM (ms; null = killed after the grace period): ${JSON.stringify(results.shutdownMs)}`,
 );
 console.log(`load average (1 min) at start ${loadAtStart}, at end ${round(loadavg()[0])} on ${cpus} cores`);
+if (postgresServer.skipped) console.log(`PostgreSQL: skipped (${postgresServer.skipped})`);
 if (results.crossInstance) {
   const { firstDelta, everyDelta, unpairedDeltas } = results.crossInstance;
   console.log(
@@ -1007,6 +1007,7 @@ writeFileSync(
       ...firstReport,
       ...(several ? { variants: reports } : {}),
       ...(results.crossInstance ? { crossInstance: results.crossInstance } : {}),
+      ...(postgresServer.skipped ? { postgresSkipped: postgresServer.skipped } : {}),
       requestBodyBytes: bodyBytes,
       wallS: round((now() - started) / 1000, 1),
     },

@@ -58,6 +58,18 @@ export const ENVIRONMENT_VARIABLES: readonly EnvironmentVariable[] = [
     description: '0 lets SQLite prepare every statement afresh instead of reusing it per SQL text',
   },
   {
+    name: 'HAL_DATABASE_PREPARED_STATEMENTS',
+    fallback: '1',
+    description:
+      '0 sends PostgreSQL the hot queries unnamed (parsed on every call), not as prepared statements',
+  },
+  {
+    name: 'HAL_DATABASE_SINGLE_STATEMENT_APPEND',
+    fallback: '1',
+    description:
+      '0 appends a room message on PostgreSQL in a transaction of four round trips, not one statement',
+  },
+  {
     name: 'HAL_TRUST_PROXY',
     fallback: '0',
     description: '1 behind a reverse proxy: trust X-Forwarded-Proto/-For',

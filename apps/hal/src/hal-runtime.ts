@@ -293,6 +293,7 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       skill,
       instanceId: instances.id,
       compiledQueries: config.databaseCompiledQueries,
+      singleStatementAppend: config.databaseSingleStatementAppend,
       ...(roomEvents ? { events: roomEvents } : {}),
       ...(edges.web ? { web: edges.web(runtime) } : {}),
       // The Wiki.js API key is read from the vault for each attempt; the rooms never see it.
@@ -324,7 +325,7 @@ async function openConfiguredDatabase(config: HalConfig, logger: Logger): Promis
   const database =
     config.databaseUrl === undefined
       ? openDatabase(databasePath(dataDir), { statementCache: config.databaseStatementCache })
-      : openPostgresDatabase(config.databaseUrl);
+      : openPostgresDatabase(config.databaseUrl, { preparedStatements: config.databasePreparedStatements });
   try {
     await migrateToLatest(database.db);
     return database;

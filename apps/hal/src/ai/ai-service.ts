@@ -94,6 +94,8 @@ export interface AiServiceSettings {
   instanceId?: string;
   /** The default store compiles its hot queries once per shape (default true; `HAL_DATABASE_COMPILED_QUERIES`). */
   compiledQueries?: boolean;
+  /** PostgreSQL: the default store appends a message in one statement (default true; `HAL_DATABASE_SINGLE_STATEMENT_APPEND`). */
+  singleStatementAppend?: boolean;
   /**
    * Defaults, with the default store, to the hub shared with the other processes on the database
    * (`createSqliteRoomEventHub`: cards `hal mcp` posts reach this process's streams); with a given store, to an
@@ -177,6 +179,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
         createKyselyRoomStore(deps.db, deps.clock, {
           instanceId: settings.instanceId ?? null,
           compiledQueries: settings.compiledQueries ?? true,
+          singleStatementAppend: settings.singleStatementAppend ?? true,
         }),
       );
   const store = settings.store ?? (tracked as NonNullable<typeof tracked>).store;

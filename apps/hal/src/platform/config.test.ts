@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       providerBodyCache: true,
       databaseCompiledQueries: true,
       databaseStatementCache: true,
+      databasePreparedStatements: true,
+      databaseSingleStatementAppend: true,
     });
   });
 
@@ -37,6 +39,8 @@ describe('loadConfig', () => {
       HAL_PROVIDER_BODY_CACHE: '0',
       HAL_DATABASE_COMPILED_QUERIES: '0',
       HAL_DATABASE_STATEMENT_CACHE: '0',
+      HAL_DATABASE_PREPARED_STATEMENTS: '0',
+      HAL_DATABASE_SINGLE_STATEMENT_APPEND: '0',
     });
     expect(config).toMatchObject({
       dataDir: '/tmp/hal-x',
@@ -51,6 +55,8 @@ describe('loadConfig', () => {
       providerBodyCache: false,
       databaseCompiledQueries: false,
       databaseStatementCache: false,
+      databasePreparedStatements: false,
+      databaseSingleStatementAppend: false,
     });
   });
 

@@ -58,6 +58,16 @@ export interface HalConfig {
   databaseCompiledQueries: boolean;
   /** SQLite reuses prepared statements per SQL text (`HAL_DATABASE_STATEMENT_CACHE`, default on). */
   databaseStatementCache: boolean;
+  /**
+   * PostgreSQL sends the hot queries as named prepared statements, parsed once per connection
+   * (`HAL_DATABASE_PREPARED_STATEMENTS`, default on; `0` sends them unnamed).
+   */
+  databasePreparedStatements: boolean;
+  /**
+   * PostgreSQL appends a room message (its `seq` and its row) in one statement instead of a transaction of four
+   * round trips (`HAL_DATABASE_SINGLE_STATEMENT_APPEND`, default on).
+   */
+  databaseSingleStatementAppend: boolean;
 }
 
 /** The defaults every unset variable falls back to. */
@@ -79,6 +89,8 @@ export const DEFAULT_CONFIG: Readonly<HalConfig> = Object.freeze({
   providerBodyCache: true,
   databaseCompiledQueries: true,
   databaseStatementCache: true,
+  databasePreparedStatements: true,
+  databaseSingleStatementAppend: true,
 });
 
 function readInteger(
@@ -199,6 +211,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): HalConfig {
       env,
       'HAL_DATABASE_STATEMENT_CACHE',
       DEFAULT_CONFIG.databaseStatementCache,
+    ),
+    databasePreparedStatements: readFlag(
+      env,
+      'HAL_DATABASE_PREPARED_STATEMENTS',
+      DEFAULT_CONFIG.databasePreparedStatements,
+    ),
+    databaseSingleStatementAppend: readFlag(
+      env,
+      'HAL_DATABASE_SINGLE_STATEMENT_APPEND',
+      DEFAULT_CONFIG.databaseSingleStatementAppend,
     ),
   };
 }

@@ -4,15 +4,18 @@ import path from 'node:path';
 import type { NewRoomMessage } from '@hal-ai/rooms';
 import { describeRoomStoreContract } from '@hal-ai/rooms/testing';
 import type { RoomMessage } from '@hal-ai/spec';
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../platform/db/database.js';
+import { openPostgresDatabase } from '../../platform/db/database-postgres.js';
 import {
+  createMigratedPostgresTestDatabase,
   openPostgresTestDatabase,
   POSTGRES_SKIP_REASON,
   TEST_DATABASE_URL,
 } from '../../platform/db/database-postgres.test-support.js';
 import { migrateToLatest } from '../../platform/db/migrate.js';
+import type { Database } from '../../platform/db/schema.js';
 import { createKyselyRoomStore } from './kysely-room-store.js';
 
 describeRoomStoreContract(
@@ -57,6 +60,21 @@ describeRoomStoreContract(
   { describe, it, expect },
 );
 
+const message = (id: string): NewRoomMessage => ({
+  id,
+  roomId: '',
+  role: 'user',
+  connectionId: null,
+  model: null,
+  content: [{ type: 'text', text: id }],
+  status: 'complete',
+  error: null,
+  relayDepth: 0,
+  relayedFrom: null,
+  usage: null,
+  createdAt: '2026-11-30T12:00:00.000Z',
+});
+
 // The same contract on PostgreSQL (SPEC §15), when a test server is given (else skipped, saying why).
 if (TEST_DATABASE_URL === undefined) {
   describe.skip(`RoomStore contract: kysely over PostgreSQL (${POSTGRES_SKIP_REASON})`, () => {
@@ -74,23 +92,74 @@ if (TEST_DATABASE_URL === undefined) {
     },
     { describe, it, expect },
   );
+  // What `HAL_DATABASE_SINGLE_STATEMENT_APPEND=0 HAL_DATABASE_PREPARED_STATEMENTS=0` run: the append as a transaction.
+  describeRoomStoreContract(
+    'kysely over PostgreSQL, appending in a transaction, without prepared statements',
+    async () => {
+      const target = await createMigratedPostgresTestDatabase();
+      const database = openPostgresDatabase(target.url, { preparedStatements: false });
+      return {
+        store: createKyselyRoomStore(
+          database.db,
+          { now: () => Date.parse('2026-11-30T12:00:00Z') },
+          { singleStatementAppend: false },
+        ),
+        async close() {
+          await database.close();
+          await target.drop();
+        },
+      };
+    },
+    { describe, it, expect },
+  );
+
+  describe('appending a message on PostgreSQL', () => {
+    it('takes one statement (the counter and the row together), or four as a transaction', async () => {
+      const database = await openPostgresTestDatabase();
+      try {
+        const statementsOf = async (singleStatementAppend: boolean) => {
+          const sent: string[] = [];
+          // The same pool, with every statement it is sent (BEGIN and COMMIT included) written down.
+          const logged = new Kysely<Database>({
+            dialect: new PostgresDialect({ pool: database.pool }),
+            log: (event) => {
+              sent.push(event.query.sql);
+            },
+          });
+          const store = createKyselyRoomStore(
+            logged,
+            { now: () => Date.parse('2026-11-30T12:00:00Z') },
+            { singleStatementAppend },
+          );
+          const room = await store.ensureDirectRoom({ id: `c-${singleStatementAppend}`, name: 'C' });
+          sent.length = 0;
+          const first = await store.appendMessage({
+            ...message(`a-${singleStatementAppend}`),
+            roomId: room.id,
+          });
+          const count = sent.length;
+          const second = await store.appendMessage({
+            ...message(`b-${singleStatementAppend}`),
+            roomId: room.id,
+          });
+          expect([first.seq, second.seq]).toEqual([1, 2]);
+          expect(await store.listMessages(room.id)).toEqual([first, second]);
+          return count;
+        };
+        expect(await statementsOf(true)).toBe(1);
+        expect(await statementsOf(false)).toBe(4);
+      } finally {
+        await database.close();
+      }
+    });
+  });
 }
 
 describe('the kysely store over a database that several instances share', () => {
   const clock = { now: () => Date.parse('2026-11-30T12:00:00Z') };
   const text = (id: string, body = id): NewRoomMessage => ({
-    id,
-    roomId: '',
-    role: 'user',
-    connectionId: null,
-    model: null,
+    ...message(id),
     content: [{ type: 'text', text: body }],
-    status: 'complete',
-    error: null,
-    relayDepth: 0,
-    relayedFrom: null,
-    usage: null,
-    createdAt: '2026-11-30T12:00:00.000Z',
   });
   const texts = (messages: RoomMessage[]) =>
     messages.map((message) => (message.content[0]?.type === 'text' ? message.content[0].text : '?'));

@@ -6,6 +6,7 @@ import { type ErrorInfo, HalError, type Room, type RoomMessage } from '@hal-ai/s
 import { type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
 import type { Clock } from '../../domain/core/clock.js';
 import { createQueryCache } from '../../platform/db/compiled-queries.js';
+import { isPostgres } from '../../platform/db/database-dialect.js';
 import type { Database } from '../../platform/db/schema.js';
 import type {
   AiActionsTable,
@@ -107,6 +108,12 @@ export interface KyselyRoomStoreOptions {
   instanceId?: string | null;
   /** Compile the hot queries once per shape (default true; see `createQueryCache`). */
   compiledQueries?: boolean;
+  /**
+   * PostgreSQL: append a message (its `seq` bump and its row) in one statement instead of a four-round-trip
+   * transaction (default true; the host's `HAL_DATABASE_SINGLE_STATEMENT_APPEND`). Ignored on SQLite, whose
+   * statements are calls in the process and which has no data-modifying CTEs.
+   */
+  singleStatementAppend?: boolean;
 }
 
 /**
@@ -132,7 +139,10 @@ export function createKyselyRoomStore(
   const instanceId = options.instanceId ?? null;
   const nowIso = () => new Date(clock.now()).toISOString();
 
-  const queries = createQueryCache({ reuse: options.compiledQueries ?? true });
+  const postgres = isPostgres(db);
+  // On PostgreSQL the compiled shapes may run as named prepared statements (the pool decides: `openPostgresDatabase`).
+  const queries = createQueryCache({ reuse: options.compiledQueries ?? true, prepared: postgres });
+  const singleStatementAppend = (options.singleStatementAppend ?? true) && postgres;
   // A placeholder stands for a value of any column type while a shape is compiled.
   const value = <T>(placeholder: string) => placeholder as unknown as T;
 
@@ -318,36 +328,74 @@ export function createKyselyRoomStore(
     },
 
     async appendMessage(input) {
+      const fields = {
+        id: input.id,
+        room_id: input.roomId,
+        role: input.role,
+        connection_id: input.connectionId,
+        model: input.model,
+        content_json: toJson(input.content),
+        status: input.status,
+        error_json: input.error ? toJson(input.error) : null,
+        relay_depth: input.relayDepth,
+        relayed_from: input.relayedFrom,
+        usage_json: input.usage ? toJson(input.usage) : null,
+        created_at: input.createdAt,
+        instance_id: instanceId,
+      };
+      const columns = Object.keys(fields) as Array<keyof typeof fields>;
+      const values = columns.map((column) => fields[column]);
       try {
+        if (singleStatementAppend) {
+          // PostgreSQL: the counter bump and the insert in ONE statement (a data-modifying CTE), one round trip
+          // instead of four (BEGIN, UPDATE, INSERT, COMMIT). Atomic like the transaction: a failed insert undoes
+          // the bump, and the room row's lock orders concurrent appends. A missing room inserts nothing.
+          const [inserted] = await queries.rows(
+            db,
+            'insert message with next seq',
+            (...placeholders) =>
+              db
+                .with('next_seq', (query) =>
+                  query
+                    .updateTable('ai_rooms')
+                    .set({ last_seq: sql`last_seq + 1` })
+                    .where('id', '=', placeholders[columns.indexOf('room_id')] as string)
+                    .returning('last_seq'),
+                )
+                .insertInto('ai_messages')
+                .columns([...columns, 'seq'])
+                .expression(
+                  (expression) =>
+                    expression
+                      .selectFrom('next_seq')
+                      .select([
+                        ...columns.map((column, index) => expression.val(placeholders[index]).as(column)),
+                        'next_seq.last_seq',
+                      ]) as never,
+                )
+                .returning('seq'),
+            values,
+          );
+          if (!inserted) throw new HalError('not_found', `No room ${input.roomId}`);
+          return toMessage({ ...fields, seq: inserted.seq });
+        }
         const row = await db.transaction().execute(async (trx) => {
           const seq = await nextSeq(trx, input.roomId);
-          const row = {
-            id: input.id,
-            room_id: input.roomId,
-            seq,
-            role: input.role,
-            connection_id: input.connectionId,
-            model: input.model,
-            content_json: toJson(input.content),
-            status: input.status,
-            error_json: input.error ? toJson(input.error) : null,
-            relay_depth: input.relayDepth,
-            relayed_from: input.relayedFrom,
-            usage_json: input.usage ? toJson(input.usage) : null,
-            created_at: input.createdAt,
-            instance_id: instanceId,
-          };
-          const columns = Object.keys(row) as Array<keyof typeof row>;
           await queries.rows(
             trx,
             'insert message',
-            (...values) =>
+            (seq, ...placeholders) =>
               db
                 .insertInto('ai_messages')
-                .values(Object.fromEntries(columns.map((column, index) => [column, values[index]])) as never),
-            columns.map((column) => row[column]),
+                .values(
+                  Object.fromEntries([
+                    ['seq', seq],
+                    ...columns.map((column, index) => [column, placeholders[index]]),
+                  ]) as never,
+                ),
+            [seq, ...values],
           );
-          return row;
+          return { ...fields, seq };
         });
         return toMessage(row);
       } catch (error) {

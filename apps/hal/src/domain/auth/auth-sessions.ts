@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { createQueryCache } from '../../platform/db/compiled-queries.js';
+import { isPostgres } from '../../platform/db/database-dialect.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Operator } from '../../platform/http/env.js';
 import { sha256Hex } from '../../platform/platform-hash.js';
@@ -64,7 +65,8 @@ export function createSessionStore(settings: SessionStoreSettings): SessionStore
   const { db, clock } = settings;
   const random = settings.random ?? randomBytes;
   const windowMs = settings.reauthWindowS * 1000;
-  const queries = createQueryCache({ reuse: settings.compiledQueries ?? true });
+  // On PostgreSQL the compiled shapes may run as named prepared statements (the pool decides: `openPostgresDatabase`).
+  const queries = createQueryCache({ reuse: settings.compiledQueries ?? true, prepared: isPostgres(db) });
 
   async function insert(
     operator: Operator,

@@ -1,7 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createQueryCache } from './compiled-queries.js';
+import { createQueryCache, PREPARED_STATEMENT_MARK } from './compiled-queries.js';
 
 interface Db {
   items: { id: string; name: string; kind: string; n: number };
@@ -100,5 +100,18 @@ describe('createQueryCache', () => {
     expect(() =>
       queries.compile('one', (id) => kysely.selectFrom('items').selectAll().where('id', '=', id), ['a', 'b']),
     ).toThrow(/compiled for 1 values, given 2/);
+  });
+
+  it('marks the compiled shapes for prepared statements only when asked, and never a query built afresh', async () => {
+    const kysely = await open();
+    const build = (id: string) => kysely.selectFrom('items').select('name').where('id', '=', id);
+    const plain = createQueryCache().compile('name', build, ['a']);
+    const marked = createQueryCache({ prepared: true }).compile('name', build, ['a']);
+    expect(plain.sql.startsWith(PREPARED_STATEMENT_MARK)).toBe(false);
+    expect(marked.sql).toBe(`${PREPARED_STATEMENT_MARK}${plain.sql}`);
+    expect(marked.parameters).toEqual(['a']);
+    expect(await kysely.executeQuery(marked)).toMatchObject({ rows: [{ name: 'A' }] });
+    const afresh = createQueryCache({ reuse: false, prepared: true }).compile('name', build, ['a']);
+    expect(afresh.sql).toBe(plain.sql);
   });
 });

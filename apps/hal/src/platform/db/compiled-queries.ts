@@ -11,10 +11,22 @@ type Slot = { arg: number } | { value: unknown };
 const marker = (index: number) => `\u0000hal-compiled-arg-${index}\u0000`;
 const MARKER_PATTERN = /\u0000hal-compiled-arg-(\d+)\u0000/;
 
+/**
+ * Starts the SQL text of a compiled shape that may run as a named prepared statement: a PostgreSQL pool opened by
+ * `openPostgresDatabase` (with `preparedStatements`) sends such a text as a statement named after its hash, which
+ * each connection parses once. A plain SQL comment to the server.
+ */
+export const PREPARED_STATEMENT_MARK = '/* hal:prepared */ ';
+
 /** Settings of {@link createQueryCache}. */
 export interface QueryCacheSettings {
   /** Compile each shape once and bind values afterwards (default true); false builds every query from its values. */
   reuse?: boolean;
+  /**
+   * Mark each compiled shape's SQL with {@link PREPARED_STATEMENT_MARK} (default false; the stores set it on
+   * PostgreSQL). Only reused shapes are marked: their number is bounded by the code, so are the statements.
+   */
+  prepared?: boolean;
 }
 
 /**
@@ -36,6 +48,7 @@ export interface QueryCacheSettings {
  */
 export function createQueryCache(settings: QueryCacheSettings = {}) {
   const reuse = settings.reuse ?? true;
+  const mark = settings.prepared ? PREPARED_STATEMENT_MARK : '';
   const shapes = new Map<string, { sql: string; slots: Slot[]; arity: number }>();
 
   const compileShape = (key: string, build: (...placeholders: string[]) => Compilable, arity: number) => {
@@ -54,7 +67,7 @@ export function createQueryCache(settings: QueryCacheSettings = {}) {
       return { value: parameter };
     });
     if (MARKER_PATTERN.test(sql)) throw new Error(`query "${key}": a placeholder ended up in the SQL text`);
-    const shape = { sql, slots, arity };
+    const shape = { sql: `${mark}${sql}`, slots, arity };
     shapes.set(key, shape);
     return shape;
   };

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
+import { createQueryCache } from './compiled-queries.js';
 import { isPostgres } from './database-dialect.js';
 import type { PostgresOpenDatabase } from './database-postgres.js';
 import { isPostgresUrl, openPostgresDatabase } from './database-postgres.js';
@@ -62,5 +63,43 @@ describePostgres('openPostgresDatabase', () => {
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .executeTakeFirstOrThrow();
     expect(count.n).toBe(1);
+  });
+
+  it('sends the compiled query shapes as named prepared statements, and only them, unless told not to', async () => {
+    const target = await createPostgresTestDatabase();
+    drop = target.drop;
+    // One connection, so the statement list read below is the session that ran the queries.
+    const statementsAfterTwoRuns = async (preparedStatements: boolean) => {
+      const opened = openPostgresDatabase(target.url, { maxConnections: 1, preparedStatements });
+      try {
+        await migrateToLatest(opened.db);
+        const queries = createQueryCache({ prepared: true });
+        const count = (key: string) =>
+          queries.rows(
+            opened.db,
+            'counters of a key',
+            (key) => opened.db.selectFrom('login_counters').select('count').where('key', '=', key),
+            [key],
+          );
+        await opened.db
+          .insertInto('login_counters')
+          .values({ key: 'k', window_start: 1, count: 4 })
+          .onConflict((conflict) => conflict.doNothing())
+          .execute();
+        expect(await count('k')).toEqual([{ count: 4 }]);
+        expect(await count('other')).toEqual([]);
+        const prepared = await sql<{ name: string; statement: string }>`
+          SELECT name, statement FROM pg_prepared_statements`.execute(opened.db);
+        return prepared.rows;
+      } finally {
+        await opened.close();
+      }
+    };
+    const named = await statementsAfterTwoRuns(true);
+    // One statement, parsed once for both runs, named after its text; the unmarked queries stayed unnamed.
+    expect(named).toHaveLength(1);
+    expect(named[0]?.name).toMatch(/^hal_[0-9a-f]{24}$/);
+    expect(named[0]?.statement).toContain('login_counters');
+    expect(await statementsAfterTwoRuns(false)).toEqual([]);
   });
 });

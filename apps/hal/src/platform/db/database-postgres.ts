@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { PREPARED_STATEMENT_MARK } from './compiled-queries.js';
 import type { Database } from './schema.js';
 
 /** An open PostgreSQL HAL database (SPEC §15): the kysely handle, its `pg` pool, the URL it came from, and close. */
@@ -17,6 +19,12 @@ export interface PostgresOpenDatabase {
 export interface PostgresDatabaseSettings {
   /** Most connections this process holds (default 10, `pg`'s own default). */
   maxConnections?: number;
+  /**
+   * Send the hot queries (the compiled shapes marked with `PREPARED_STATEMENT_MARK`) as named prepared statements,
+   * parsed and planned once per connection (default true; the host's `HAL_DATABASE_PREPARED_STATEMENTS`). False
+   * sends them unnamed, parsed again on every call, like every other query.
+   */
+  preparedStatements?: boolean;
 }
 
 // PostgreSQL OIDs of the types HAL reads as JavaScript numbers.
@@ -45,6 +53,39 @@ const halTypes = {
 };
 
 /**
+ * A `pg.Client` class that sends a marked SQL text (see `PREPARED_STATEMENT_MARK`) as a named statement: `pg` then
+ * parses it on a connection only the first time and afterwards only binds and executes it. The name is the text's
+ * hash, so one name never stands for two texts; the marked texts are the compiled query shapes, a set the code
+ * bounds, so each connection holds a bounded number of statements. Every other query goes through unchanged.
+ */
+function namedStatementClient(): typeof pg.Client {
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined) {
+      name = `hal_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  return class NamedStatementClient extends pg.Client {
+    // biome-ignore lint/suspicious/noExplicitAny: pg's query has a dozen overloads; this only reroutes one shape.
+    override query(...args: any[]): any {
+      const [text, values, callback] = args;
+      if (
+        typeof text === 'string' &&
+        text.startsWith(PREPARED_STATEMENT_MARK) &&
+        typeof values !== 'function'
+      ) {
+        return super.query({ name: nameOf(text), text, values }, callback);
+      }
+      // biome-ignore lint/suspicious/noExplicitAny: see above.
+      return (super.query as any)(...args);
+    }
+  };
+}
+
+/**
  * Opens HAL's database on PostgreSQL (`HAL_DATABASE_URL=postgres://…`): kysely's `PostgresDialect` over a `pg.Pool`.
  * Nothing is connected until the first query; the caller migrates (`migrateToLatest`) as for SQLite.
  *
@@ -61,6 +102,7 @@ export function openPostgresDatabase(
     types: halTypes,
     // Every HAL timestamp is written as ISO text by the app; the server's zone never matters, but make it fixed.
     options: '-c TimeZone=UTC',
+    ...((settings.preparedStatements ?? true) ? { Client: namedStatementClient() } : {}),
   });
   // An idle client that loses its server (a restart) emits here; without a listener that would crash the process.
   pool.on('error', () => {});
