@@ -1,31 +1,42 @@
 // Benchmark of issue #16 point 1: how busy the browser's main thread is while one 400-chunk reply streams into
 // the unified room, with 2 and with 100 earlier exchanges in it. Real Chromium (playwright-core, Debian's
-// /usr/bin/chromium) loads the BUILT panel bundle (dist/browser/panel.js); a small server on 127.0.0.1 answers the
-// panel's HTTP contract (SPEC §13/§14 shapes: session, prefs, connections, rooms, messages, SSE events), so what is
-// measured is the panel alone, not the host. Busy time is Chromium's own `TaskDuration` metric (CDP
-// Performance.getMetrics: time the renderer's main thread spent running tasks), taken before the first frame and
-// after the page shows the finished reply; wall time is the same span on the page's clock.
+// /usr/bin/chromium) loads the BUILT panel bundle (dist/browser/panel.js) from a fake host on 127.0.0.1
+// (bench-host.mjs), so what is measured is the panel alone, not the host. Busy time is Chromium's own
+// `TaskDuration` metric (CDP Performance.getMetrics: time the renderer's main thread spent running tasks), taken
+// when the first chunk is sent and after the page shows the finished reply; wall time is the same span on the
+// page's clock. See README.md in this folder for what the numbers mean and the measured table.
+//
+// Honest by construction: one discarded warm-up run per bundle and size first (the browser's own start-up);
+// then BENCH_RUNS rounds in which the sizes — and the bundles — take turns and swap order every round, so machine
+// noise and any order effect hit every case alike; medians per case. After the measured runs, one traced run per
+// case (not counted in the medians: tracing costs time itself) says where the busy time goes: script, gc,
+// style, layout, paint, other (bench-trace.mjs).
+//
 // Writes bench-results/panel-stream.json. Not a test: it asserts nothing and its numbers depend on the machine.
 //
-// Environment: BENCH_PANEL_JS / BENCH_PANEL_CSS = another bundle to measure (e.g. an older build, for before/after);
-// BENCH_CHUNK_MS (default 10) = the gap between chunks; BENCH_RUNS (default 3) = runs per room size (median kept);
-// HAL_CHROMIUM = the browser (default /usr/bin/chromium).
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { availableParallelism, loadavg } from 'node:os';
+// Environment: BENCH_PANEL_JS / BENCH_PANEL_CSS = the bundle to measure (default dist/browser/); BENCH_BASELINE_JS /
+// BENCH_BASELINE_CSS = a second bundle (e.g. a build from before a change) measured beside it in the same run;
+// BENCH_RUNS (default 3) = measured rounds; BENCH_CHUNK_MS (default 10) = the gap between chunks; BENCH_SIZES
+// (default 2,100) = earlier exchanges per case; BENCH_TRACE=0 skips the traced runs; BENCH_PROFILE=1 adds a V8 CPU
+// profile to each traced run and writes the functions with the most self time to bench-results/panel-profile.json;
+// BENCH_CONSOLE_CSS = the console's stylesheet (default: apps/hal's); HAL_CHROMIUM = the browser (/usr/bin/chromium).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { history, message, replyChunks, startServer } from './bench-host.mjs';
+import { mainThreadBreakdown, profileSummary, TRACE_CATEGORIES } from './bench-trace.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const packageDir = join(here, '..');
 const resultsDir = join(packageDir, 'bench-results');
-const panelJs = process.env.BENCH_PANEL_JS ?? join(packageDir, 'dist/browser/panel.js');
-const panelCss = process.env.BENCH_PANEL_CSS ?? join(packageDir, 'dist/browser/panel.css');
 const CHUNKS = 400;
 const CHUNK_MS = Number(process.env.BENCH_CHUNK_MS ?? 10);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
-const SIZES = [2, 100];
+const SIZES = (process.env.BENCH_SIZES ?? '2,100').split(',').map(Number);
+const TRACE = process.env.BENCH_TRACE !== '0';
+const PROFILE = process.env.BENCH_PROFILE === '1';
 const TARGETS = { ratio: 1.2, busyShare: 0.2 };
 const CHROMIUM = process.env.HAL_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = [
@@ -38,154 +49,22 @@ const ARGS = [
   '--no-first-run',
 ];
 
-const connection = {
-  id: 'c1',
-  name: 'claude',
-  provider: 'anthropic',
-  auth: 'api_key',
-  baseUrl: null,
-  model: 'model-a',
-  models: ['model-a', 'model-b'],
-  identity: { role: '', traits: '', instructions: '' },
-  tools: { preset: 'all', enabled: [] },
-  reasoning: 'off',
-  status: 'active',
-  lastCheckedAt: null,
-  lastError: null,
-  secret: { hasKey: true, hint: '…abcd' },
+const bundles = {
+  panel: {
+    js: process.env.BENCH_PANEL_JS ?? join(packageDir, 'dist/browser/panel.js'),
+    css: process.env.BENCH_PANEL_CSS ?? join(packageDir, 'dist/browser/panel.css'),
+  },
 };
-const unified = { id: 'u', kind: 'unified', title: '', fixed: true, connectionId: null, position: 0 };
-
-/** A model reply like the ones operators get: paragraphs, a list, code, a table. */
-function replyText(n) {
-  return [
-    `Server **web-${n}** looks healthy. Load is ${n % 7}.${n % 10} and the last deploy finished.`,
-    '- jobs: 3 succeeded, 0 failed\n- incidents: none open\n- disk: 61% used',
-    '```sh\nhal jobs list --state running\n```',
-    '| metric | value |\n| --- | --- |\n| cpu | 23% |\n| memory | 4.1 GB |',
-    `Next I would check the release notes of [v1.${n}](https://example.invalid/releases/${n}) before deploying.`,
-  ].join('\n\n');
-}
-
-function message(seq, role, content, extra = {}) {
-  return {
-    id: `m${seq}`,
-    roomId: 'u',
-    seq,
-    role,
-    connectionId: role === 'assistant' ? 'c1' : null,
-    model: role === 'assistant' ? 'model-a' : null,
-    content,
-    status: 'complete',
-    error: null,
-    relayDepth: 0,
-    relayedFrom: null,
-    usage: role === 'assistant' ? { inputTokens: 900, outputTokens: 120 } : null,
-    createdAt: new Date(1_700_000_000_000 + seq * 1000).toISOString(),
-    ...extra,
+if (process.env.BENCH_BASELINE_JS) {
+  bundles.baseline = {
+    js: process.env.BENCH_BASELINE_JS,
+    css: process.env.BENCH_BASELINE_CSS ?? join(dirname(process.env.BENCH_BASELINE_JS), 'panel.css'),
   };
 }
-
-function history(exchanges) {
-  const messages = [];
-  for (let n = 1; n <= exchanges; n += 1) {
-    messages.push(message(messages.length + 1, 'user', [{ type: 'text', text: `@claude how is web-${n}?` }]));
-    messages.push(
-      message(messages.length + 1, 'assistant', [
-        { type: 'tool-call', toolCallId: `t${n}`, toolName: 'hal_server_get', input: { id: `web-${n}` } },
-        { type: 'text', text: replyText(n) },
-      ]),
-    );
-  }
-  return messages;
-}
-
-/** The 400 chunks of the streamed reply: about 2 400 characters of markdown in paragraphs and a list. */
-function replyChunks() {
-  const chunks = [];
-  for (let index = 0; index < CHUNKS; index += 1) {
-    const paragraphEnd = index % 40 === 39;
-    const listItem = index % 40 === 20;
-    chunks.push(
-      `${listItem ? '\n\n- ' : ''}word${index} ${index % 9 === 0 ? '**bold** ' : ''}${paragraphEnd ? '\n\n' : ''}`,
-    );
-  }
-  return chunks;
-}
-
-function startServer() {
-  const js = readFileSync(panelJs);
-  const css = readFileSync(panelCss);
-  const state = { messages: [], streams: new Set() };
-  const page = `<!doctype html><html lang="ko"><head><meta charset="utf-8"><title>panel bench</title>
-<link rel="stylesheet" href="/ops/assets/panel.css"></head><body><div class="layout"><main class="content">
-<h1>Overview</h1></main><aside data-hal-panel data-page="/ops"></aside></div>
-<script type="module" src="/ops/assets/panel.js"></script></body></html>`;
-  const json = (response, body, status = 200) => {
-    response.writeHead(status, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(body));
-  };
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    const path = url.pathname;
-    if (path === '/ops') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return response.end(page);
-    }
-    if (path === '/ops/assets/panel.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript' });
-      return response.end(js);
-    }
-    if (path === '/ops/assets/panel.css') {
-      response.writeHead(200, { 'content-type': 'text/css' });
-      return response.end(css);
-    }
-    if (path === '/ops/api/session')
-      return json(response, {
-        operator: { id: 'o1', username: 'admin' },
-        csrfToken: 'bench',
-        recentAuthUntil: 0,
-      });
-    if (path === '/ops/api/ai/prefs')
-      return json(response, { prefs: { panelOpen: true, panelWidth: 480, webAutoFetch: true } });
-    if (path === '/ops/api/ai/connections')
-      return json(response, { connections: [connection], providers: [], callbackUrl: '' });
-    if (path === '/ops/api/ai/rooms') return json(response, { rooms: [unified] });
-    if (path === '/ops/api/ai/commands') return json(response, { commands: [] });
-    if (path === '/ops/api/ai/rooms/u/messages') {
-      const after = Number(url.searchParams.get('after') ?? 0);
-      return json(response, {
-        messages: state.messages.filter((item) => item.seq > after),
-        pending: 0,
-        actions: [],
-      });
-    }
-    if (path === '/ops/api/ai/rooms/u/events') {
-      response.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-store',
-        connection: 'keep-alive',
-      });
-      response.write(': open\n\n');
-      state.streams.add(response);
-      request.on('close', () => state.streams.delete(response));
-      return;
-    }
-    json(response, { error: { code: 'not_found', message: path } }, 404);
-  });
-  let eventId = 0;
-  const send = (event, data) => {
-    eventId += 1;
-    const frame = `event: ${event}\nid: ${eventId}\ndata: ${JSON.stringify(data)}\n\n`;
-    for (const stream of state.streams) stream.write(frame);
-  };
-  return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      resolve({ url: `http://127.0.0.1:${port}`, state, send, close: () => server.close() });
-    });
-  });
-}
+const BUNDLES = Object.keys(bundles);
+// The console's stylesheet, for the frame the panel lives in (the bench reads the file; it imports nothing of apps/hal).
+const consoleCss =
+  process.env.BENCH_CONSOLE_CSS ?? join(packageDir, '../../apps/hal/src/domain/pages/assets/console.css');
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -194,11 +73,24 @@ async function metric(cdp, name) {
   return metrics.find((item) => item.name === name)?.value ?? 0;
 }
 
-async function runOnce(browser, server, exchanges) {
+/** Whether the streaming reply is on screen: a reply below the fold skips style, layout and paint. */
+function inView() {
+  const list = document.querySelector('.hal-messages').getBoundingClientRect();
+  const live = document.querySelector('[data-message-id=live]')?.getBoundingClientRect();
+  return (
+    live !== undefined &&
+    live.bottom > list.top &&
+    live.top < list.bottom &&
+    list.bottom <= window.innerHeight
+  );
+}
+
+/** One page load and one streamed reply; `mode` 'measure' reads the metrics, 'trace' records a trace too. */
+async function runOnce(browser, server, bundle, exchanges, mode = 'measure') {
   server.state.messages = history(exchanges);
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
-  await page.goto(`${server.url}/ops`);
+  await page.goto(`${server.url}/ops?bundle=${bundle}`);
   await page.waitForSelector('[data-hal-panel][data-ready=true]');
   await page.waitForFunction(
     (count) => document.querySelectorAll('.hal-message').length >= count,
@@ -225,14 +117,24 @@ async function runOnce(browser, server, exchanges) {
       characterData: true,
     });
   });
+  if (mode === 'trace') {
+    await browser.startTracing(page, { categories: TRACE_CATEGORIES });
+    if (PROFILE) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+      await cdp.send('Profiler.start');
+    }
+  }
   const busyBefore = await metric(cdp, 'TaskDuration');
   const taskWallBefore = await metric(wallCdp, 'TaskDuration');
   const wallBefore = await page.evaluate(() => performance.now());
   server.send('message', { message: streaming });
-  const chunks = replyChunks();
-  for (const text of chunks) {
+  const chunks = replyChunks(CHUNKS);
+  let liveInViewMidway = false;
+  for (const [index, text] of chunks.entries()) {
     server.send('delta', { messageId: 'live', connectionId: 'c1', text });
     await sleep(CHUNK_MS);
+    if (index === chunks.length / 2) liveInViewMidway = await page.evaluate(inView);
   }
   const final = { ...streaming, status: 'complete', content: [{ type: 'text', text: chunks.join('') }] };
   server.state.messages.push(final);
@@ -241,7 +143,19 @@ async function runOnce(browser, server, exchanges) {
   const wallAfter = await page.evaluate(() => performance.now());
   const busyAfter = await metric(cdp, 'TaskDuration');
   const taskWallAfter = await metric(wallCdp, 'TaskDuration');
+  let breakdown;
+  let profile;
+  if (mode === 'trace') {
+    if (PROFILE) profile = profileSummary((await cdp.send('Profiler.stop')).profile);
+    breakdown = mainThreadBreakdown(JSON.parse((await browser.stopTracing()).toString('utf8')));
+  }
   const shown = await page.evaluate(() => document.querySelectorAll('.hal-message').length);
+  const liveInView = await page.evaluate(inView);
+  // How far the list stands from its bottom when the reply is done (0: it followed the reply).
+  const gapBelowPx = await page.evaluate(() => {
+    const list = document.querySelector('.hal-messages');
+    return Math.round(list.scrollHeight - list.scrollTop - list.clientHeight);
+  });
   const renders = await page.evaluate(() => window.__benchCounter.renders);
   await context.close();
   const wallMs = wallAfter - wallBefore;
@@ -254,8 +168,13 @@ async function runOnce(browser, server, exchanges) {
     taskWallMs: round(taskWallMs),
     taskWallShare: round(taskWallMs / wallMs, 3),
     messages: shown,
+    liveInViewMidway,
+    liveInView,
+    gapBelowPx,
     renders,
     busyMsPerRender: round(busyMs / Math.max(1, renders), 2),
+    ...(breakdown ? { breakdown } : {}),
+    ...(profile ? { profile } : {}),
   };
 }
 
@@ -266,68 +185,132 @@ function round(value, digits = 1) {
 
 function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : round((sorted[middle - 1] + sorted[middle]) / 2, 3);
 }
 
-const server = await startServer();
+/** Round `run`'s order: every round swaps it, so no case is always the first on a fresh machine state. */
+function turn(items, run) {
+  return run % 2 === 0 ? items : [...items].reverse();
+}
+
+const server = await startServer(bundles, consoleCss);
 const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS });
-const load = round(loadavg()[0], 2);
-const cases = Object.fromEntries(SIZES.map((exchanges) => [exchanges, []]));
+const loadAtStart = round(loadavg()[0], 2);
+const chromiumVersion = browser.version();
+const samples = Object.fromEntries(
+  BUNDLES.map((bundle) => [bundle, Object.fromEntries(SIZES.map((size) => [size, []]))]),
+);
+const traced = Object.fromEntries(BUNDLES.map((bundle) => [bundle, {}]));
 try {
-  for (let run = 0; run < RUNS; run += 1) {
-    // Sizes take turns, so noise from the rest of the machine hits both.
+  for (const bundle of BUNDLES)
     for (const exchanges of SIZES) {
-      const sample = await runOnce(browser, server, exchanges);
-      cases[exchanges].push(sample);
-      console.log(`[run ${run + 1}] ${exchanges} exchanges: ${JSON.stringify(sample)}`);
+      const warm = await runOnce(browser, server, bundle, exchanges);
+      console.log(`[warm-up, discarded] ${bundle} ${exchanges} exchanges: busyMs ${warm.busyMs}`);
     }
-  }
+  for (let run = 0; run < RUNS; run += 1)
+    for (const bundle of turn(BUNDLES, run))
+      for (const exchanges of turn(SIZES, run)) {
+        const sample = await runOnce(browser, server, bundle, exchanges);
+        samples[bundle][exchanges].push(sample);
+        console.log(`[run ${run + 1}] ${bundle} ${exchanges} exchanges: ${JSON.stringify(sample)}`);
+      }
+  if (TRACE)
+    for (const bundle of BUNDLES)
+      for (const exchanges of SIZES) {
+        const sample = await runOnce(browser, server, bundle, exchanges, 'trace');
+        traced[bundle][exchanges] = sample;
+        console.log(`[traced] ${bundle} ${exchanges} exchanges: ${JSON.stringify(sample.breakdown)}`);
+      }
 } finally {
   await browser.close();
   server.close();
 }
-const summary = Object.fromEntries(
-  SIZES.map((exchanges) => {
-    const samples = cases[exchanges];
-    return [
-      `exchanges${exchanges}`,
-      {
-        busyMsMedian: median(samples.map((sample) => sample.busyMs)),
-        wallMsMedian: median(samples.map((sample) => sample.wallMs)),
-        busyShareMedian: median(samples.map((sample) => sample.busyShare)),
-        samples,
-      },
-    ];
-  }),
-);
-const small = summary.exchanges2;
-const large = summary.exchanges100;
-const ratio = round(large.busyMsMedian / small.busyMsMedian, 2);
-const result = {
-  bundle: panelJs,
-  chunks: CHUNKS,
-  chunkMs: CHUNK_MS,
-  runs: RUNS,
-  ...summary,
-  ratio,
-  targets: {
-    ratio: { target: TARGETS.ratio, value: ratio, met: ratio <= TARGETS.ratio },
-    busyShare: {
-      target: TARGETS.busyShare,
-      value: Math.max(small.busyShareMedian, large.busyShareMedian),
-      met: Math.max(small.busyShareMedian, large.busyShareMedian) <= TARGETS.busyShare,
+
+function summary(bundle) {
+  const cases = Object.fromEntries(
+    SIZES.map((exchanges) => {
+      const list = samples[bundle][exchanges];
+      const trace = traced[bundle][exchanges];
+      return [
+        `exchanges${exchanges}`,
+        {
+          busyMsMedian: median(list.map((sample) => sample.busyMs)),
+          wallMsMedian: median(list.map((sample) => sample.wallMs)),
+          busyShareMedian: median(list.map((sample) => sample.busyShare)),
+          rendersMedian: median(list.map((sample) => sample.renders)),
+          busyMsPerRenderMedian: median(list.map((sample) => sample.busyMsPerRender)),
+          // Whether the reply was on screen midway and at the end in every run (if not, it cost less than it should).
+          replyInView: list.every((sample) => sample.liveInViewMidway && sample.liveInView),
+          samples: list,
+          ...(trace ? { traced: trace } : {}),
+        },
+      ];
+    }),
+  );
+  const small = cases[`exchanges${SIZES[0]}`];
+  const large = cases[`exchanges${SIZES[SIZES.length - 1]}`];
+  const ratio = round(large.busyMsMedian / small.busyMsMedian, 2);
+  const worstShare = Math.max(...Object.values(cases).map((item) => item.busyShareMedian));
+  return {
+    bundle: bundles[bundle].js,
+    ...cases,
+    ratio,
+    targets: {
+      ratio: { target: TARGETS.ratio, value: ratio, met: ratio <= TARGETS.ratio },
+      busyShare: { target: TARGETS.busyShare, value: worstShare, met: worstShare <= TARGETS.busyShare },
     },
-  },
-  machine: { cpus: availableParallelism(), loadAtStart: load, loadAtEnd: round(loadavg()[0], 2) },
+  };
+}
+
+const results = Object.fromEntries(BUNDLES.map((bundle) => [bundle, summary(bundle)]));
+const machine = {
+  cpus: availableParallelism(),
+  cpuModel: cpus()[0]?.model ?? '',
+  loadAtStart,
+  loadAtEnd: round(loadavg()[0], 2),
+  chromium: chromiumVersion,
 };
+const output = { chunks: CHUNKS, chunkMs: CHUNK_MS, runs: RUNS, sizes: SIZES, machine, ...results };
 mkdirSync(resultsDir, { recursive: true });
-writeFileSync(join(resultsDir, 'panel-stream.json'), `${JSON.stringify(result, null, 2)}\n`);
-console.table({
-  '2 exchanges': { busyMs: small.busyMsMedian, wallMs: small.wallMsMedian, busyShare: small.busyShareMedian },
-  '100 exchanges': {
-    busyMs: large.busyMsMedian,
-    wallMs: large.wallMsMedian,
-    busyShare: large.busyShareMedian,
-  },
-});
-console.log(`ratio 100/2: ${ratio} (target ≤ ${TARGETS.ratio}); busy share target ≤ ${TARGETS.busyShare}`);
+writeFileSync(join(resultsDir, 'panel-stream.json'), `${JSON.stringify(output, null, 2)}\n`);
+if (PROFILE) {
+  const profiles = Object.fromEntries(
+    BUNDLES.map((bundle) => [
+      bundle,
+      Object.fromEntries(SIZES.map((size) => [`exchanges${size}`, traced[bundle][size]?.profile ?? []])),
+    ]),
+  );
+  writeFileSync(join(resultsDir, 'panel-profile.json'), `${JSON.stringify(profiles, null, 2)}\n`);
+}
+const rows = {};
+for (const bundle of BUNDLES)
+  for (const size of SIZES) {
+    const item = results[bundle][`exchanges${size}`];
+    const breakdown = item.traced?.breakdown;
+    rows[`${bundle} ${size}`] = {
+      busyMs: item.busyMsMedian,
+      wallMs: item.wallMsMedian,
+      busyShare: item.busyShareMedian,
+      renders: item.rendersMedian,
+      msPerRender: item.busyMsPerRenderMedian,
+      inView: item.replyInView,
+      ...(breakdown
+        ? {
+            script: breakdown.script,
+            gc: breakdown.gc,
+            style: breakdown.style,
+            layout: breakdown.layout,
+            paint: breakdown.paint,
+            other: breakdown.other,
+          }
+        : {}),
+    };
+  }
+console.table(rows);
+for (const bundle of BUNDLES)
+  console.log(
+    `${bundle}: ratio ${SIZES[SIZES.length - 1]}/${SIZES[0]} ${results[bundle].ratio} (target ≤ ${TARGETS.ratio}); ` +
+      `worst busy share ${results[bundle].targets.busyShare.value} (target ≤ ${TARGETS.busyShare})`,
+  );
+console.log(`machine: ${JSON.stringify(machine)}`);

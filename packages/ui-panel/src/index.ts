@@ -31,6 +31,7 @@ export { listenForOAuthResult, openOAuthPopup, startOAuthLogin } from './panel-o
 export type { RenderContext, TabView } from './panel-render.js';
 export { createElement, renderMessage, renderTabs } from './panel-render.js';
 export { createRoomView, type RoomView } from './panel-room-view.js';
+export { type BottomFollower, createBottomFollower, FOLLOW_SLACK_PX } from './panel-scroll-follow.js';
 export type { RoomTimeline, SseFrame } from './panel-sse.js';
 export { createRoomTimeline, createSseParser } from './panel-sse.js';
 export type { RoomStream, RoomStreamSettings } from './panel-stream.js';

@@ -3,6 +3,7 @@ import { type ActionImpactAnswer, renderActionCard } from './panel-action-card.j
 import { createElement } from './panel-dom.js';
 import { createStreamingMarkdown, type StreamingMarkdown } from './panel-markdown-stream.js';
 import { type RenderContext, renderMessage } from './panel-render.js';
+import { createBottomFollower } from './panel-scroll-follow.js';
 import type { RoomTimeline } from './panel-sse.js';
 
 /** The keyed view of one room's messages and proposal cards (see {@link createRoomView}). */
@@ -79,6 +80,7 @@ export function createRoomView(
   let cards = new Map<string, CardEntry>();
   const references = new WeakMap<HTMLElement, Action>();
   const stale = new Set<string>();
+  const follower = createBottomFollower(list);
 
   function messageEntry(message: RoomMessage, streamed: string): MessageEntry {
     const known = messages.get(message.id);
@@ -145,8 +147,6 @@ export function createRoomView(
 
   return {
     render(timeline) {
-      const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 48;
-      const previousTop = list.scrollTop;
       const wanted: HTMLElement[] = [];
       const seen = new Set<string>();
       const placed = new Set<string>();
@@ -185,8 +185,8 @@ export function createRoomView(
         cursor.remove();
         cursor = next;
       }
-      const top = atBottom ? list.scrollHeight : previousTop;
-      if (list.scrollTop !== top) list.scrollTop = top;
+      // At the bottom unless the operator scrolled up (panel-scroll-follow.ts).
+      follower.afterRender();
     },
     invalidateAction(actionId) {
       stale.add(actionId);
@@ -195,6 +195,7 @@ export function createRoomView(
       messages = new Map();
       cards = new Map();
       stale.clear();
+      follower.reset();
       list.replaceChildren();
     },
   };

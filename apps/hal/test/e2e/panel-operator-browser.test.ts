@@ -185,6 +185,62 @@ describe.skipIf(!hasChromium)('the panel as an operator uses it (Chromium, real 
     await expect(page.locator('.hal-message:has-text("SLOW-REPLY")').count()).resolves.toBe(1);
   }, 120_000);
 
+  it('follows a streamed reply at the bottom of the list, and stays where the operator scrolled up to', async () => {
+    /** How far the message list stands from its bottom, and whether the newest message shows in it. */
+    const bottom = () =>
+      page.evaluate(() => {
+        const list = document.querySelector('.hal-messages') as HTMLElement;
+        const newest = [...list.querySelectorAll('.hal-message')].pop() as HTMLElement;
+        const box = list.getBoundingClientRect();
+        const shown = newest.getBoundingClientRect();
+        return {
+          gap: Math.round(list.scrollHeight - list.scrollTop - list.clientHeight),
+          newestShown: shown.bottom > box.top && shown.top < box.bottom,
+          overflows: list.scrollHeight > list.clientHeight,
+        };
+      });
+    await send(page, '@alpha SLOW once more');
+    await page.waitForFunction(
+      () => document.querySelectorAll('.hal-status-streaming .hal-md-part').length >= 3,
+      { timeout: 30_000 },
+    );
+    const streaming = await bottom();
+    expect(streaming.overflows).toBe(true);
+    expect(streaming.newestShown).toBe(true);
+    expect(streaming.gap).toBeLessThan(48);
+    await page.locator('.hal-status-complete:has-text("SLOW-REPLY")').nth(1).waitFor({ timeout: 30_000 });
+    // The finished reply replaces its streaming node and grows from its placeholder size a frame later
+    // (content-visibility): the list still ends at its bottom.
+    await page.waitForFunction(
+      () => {
+        const list = document.querySelector('.hal-messages') as HTMLElement;
+        return list.scrollHeight - list.scrollTop - list.clientHeight < 2;
+      },
+      { timeout: 10_000 },
+    );
+    // The operator scrolls up: a new reply does not pull the list down again.
+    const list = page.locator('.hal-messages');
+    await list.hover();
+    await page.mouse.wheel(0, -400);
+    await page.waitForFunction(() => {
+      const element = document.querySelector('.hal-messages') as HTMLElement;
+      return element.scrollHeight - element.scrollTop - element.clientHeight > 300;
+    });
+    const scrolledTop = await list.evaluate((element) => element.scrollTop);
+    const before = await page.locator('.hal-message').count();
+    // Written through the API (as from another tab): the operator's own send scrolls down on purpose.
+    const rooms = await call<{ rooms: Array<{ id: string; kind: string }> }>('GET', '/ops/api/ai/rooms');
+    const unified = rooms.body.rooms.find((room) => room.kind === 'unified');
+    await call('POST', `/ops/api/ai/rooms/${unified?.id}/messages`, { text: '@alpha hello' });
+    await page.waitForFunction(
+      (count) => document.querySelectorAll('.hal-message').length >= count + 2,
+      before,
+    );
+    await page.locator('.hal-status-complete:has-text("Fine.")').last().waitFor({ timeout: 30_000 });
+    await expect(list.evaluate((element) => element.scrollTop)).resolves.toBe(scrolledTop);
+    await expect(bottom()).resolves.toMatchObject({ newestShown: false });
+  }, 120_000);
+
   it('shows a proposal card with readable arguments, the impact, raw JSON on a click, and live status', async () => {
     await send(page, '@alpha ISOLATE web-1 please');
     const card = page.locator('.hal-action[data-status=proposed]');
