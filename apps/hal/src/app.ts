@@ -81,7 +81,7 @@ export function createApp(deps: HalAppDeps, settings: AppSettings = {}): Hono<Ap
   app.notFound((c) => errorResponse(c, new HalError('not_found', 'Not found')));
 
   app.use('*', accessLog(deps));
-  app.use('*', securityHeaders(settings.securityHeaders));
+  app.use('*', securityHeaders({ trustProxy: deps.config.trustProxy, ...settings.securityHeaders }));
   app.use('*', hostGuard(deps.config));
   app.use('*', defaultBodyLimit(deps.config.bodyLimitBytes, deps.config.uploadLimitBytes));
 

@@ -88,6 +88,8 @@ describe('HAL behind a reverse proxy with HAL_TRUST_PROXY', () => {
     const cookie = String(signedIn.headers['set-cookie']);
     expect(cookie).toMatch(/hal_session=/);
     expect(cookie).toMatch(/;\s*Secure/i);
+    // TLS ends at the trusted proxy: the answer carries HSTS.
+    expect(signedIn.headers['strict-transport-security']).toBe('max-age=31536000');
 
     // Two clients behind the same proxy: the first is limited, the second is not (its own forwarded address).
     const first = await guess(origin, '127.0.0.2', 10);
@@ -151,6 +153,8 @@ describe('HAL behind a reverse proxy without HAL_TRUST_PROXY', () => {
     const signedIn = await login(origin, '127.0.0.1', password);
     expect(signedIn.status).toBe(200);
     expect(String(signedIn.headers['set-cookie'])).not.toMatch(/;\s*Secure/i);
+    // The proxy's X-Forwarded-Proto is not trusted: plain http to HAL, no HSTS.
+    expect(signedIn.headers['strict-transport-security']).toBeUndefined();
     const first = await guess(origin, '127.0.0.2', 10);
     expect(first.at(-1)).toBe(429);
     // Another client, the same socket peer (the proxy): limited too.

@@ -211,7 +211,13 @@ describe('hostile: sessions, CSRF, Host and body types over every state-changing
       check(headers.get('x-content-type-options') === 'nosniff', 'nosniff');
       check(headers.get('referrer-policy') !== null, 'referrer-policy');
       check(headers.get('x-frame-options') === 'DENY', 'x-frame-options');
+      check(headers.get('cross-origin-resource-policy') === 'same-origin', `CORP ${answer.url}`);
+      // Plain http here (no TLS, no trusted proxy): HSTS would be a lie.
+      check(headers.get('strict-transport-security') === null, `no HSTS over http ${answer.url}`);
     }
+    // A forged X-Forwarded-Proto without HAL_TRUST_PROXY does not make the answer https.
+    const forged = await hal.request('/api/health', { headers: { 'x-forwarded-proto': 'https' } });
+    check(forged.headers.get('strict-transport-security') === null, 'no HSTS on a forged X-Forwarded-Proto');
     expect(tally.misses).toEqual([]);
     recordFigures(context, 'security headers', tally);
   });

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, securityHeaders } from './security-headers.js';
+import { CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, securityHeaders } from './security-headers.js';
 
 function appWith(settings?: Parameters<typeof securityHeaders>[0]) {
   const app = new Hono();
@@ -21,5 +21,25 @@ describe('securityHeaders', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     expect(response.headers.get('referrer-policy')).toBe('same-origin');
+  });
+});
+
+describe('securityHeaders: resource and transport policies', () => {
+  it('keeps resources same-origin (no other site may embed or read them)', async () => {
+    const response = await appWith().request('http://127.0.0.1/page');
+    expect(response.headers.get('cross-origin-resource-policy')).toBe('same-origin');
+  });
+
+  it('sends HSTS only over https: TLS itself, or a trusted proxy that says so', async () => {
+    const plain = await appWith().request('http://127.0.0.1/page');
+    expect(plain.headers.get('strict-transport-security')).toBeNull();
+    const tls = await appWith().request('https://127.0.0.1/page');
+    expect(tls.headers.get('strict-transport-security')).toBe(STRICT_TRANSPORT_SECURITY);
+    const forwarded = { headers: { 'x-forwarded-proto': 'https' } };
+    // An untrusted X-Forwarded-Proto is anyone's word: no HSTS.
+    const untrusted = await appWith().request('http://127.0.0.1/page', forwarded);
+    expect(untrusted.headers.get('strict-transport-security')).toBeNull();
+    const trusted = await appWith({ trustProxy: true }).request('http://127.0.0.1/page', forwarded);
+    expect(trusted.headers.get('strict-transport-security')).toBe(STRICT_TRANSPORT_SECURITY);
   });
 });
