@@ -16,6 +16,7 @@ import {
   withReauth,
 } from './panel-dialogs.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from './panel-markdown.js';
+import { commandDescription } from './panel-note-text.js';
 import { listenForOAuthResult, openOAuthPopup } from './panel-oauth.js';
 import { createElement, type RenderContext, renderTabs } from './panel-render.js';
 import { createRoomView } from './panel-room-view.js';
@@ -560,7 +561,11 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     } else if (completion?.kind === 'command') {
       options = commands
         .filter((command) => command.name.toLowerCase().startsWith(query))
-        .map((command) => ({ label: command.usage, insert: `/${command.name} `, hint: command.description }));
+        .map((command) => ({
+          label: command.usage,
+          insert: `/${command.name} `,
+          hint: commandDescription(t, command.name, command.description),
+        }));
     } else {
       options = [];
     }

@@ -2,6 +2,7 @@ import type { Connection, ContentBlock, Room, RoomMessage } from '@hal-ai/spec';
 import type { Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
 import type { MarkdownRenderer } from './panel-markdown.js';
+import { noteText } from './panel-note-text.js';
 import { renderContextBlock } from './panel-web-context.js';
 
 export { createElement } from './panel-dom.js';
@@ -79,7 +80,10 @@ function renderBlock(context: RenderContext, message: RoomMessage, block: Conten
       );
     case 'note':
       // The text keeps its line breaks (`.hal-note` is `white-space: pre-wrap`): /help is one command a line.
-      return createElement(document, 'div', { class: 'hal-note', 'data-code': block.code }, [block.text]);
+      // It is said in the reader's language from the note's code and params (its stored text otherwise).
+      return createElement(document, 'div', { class: 'hal-note', 'data-code': block.code }, [
+        noteText(t, block),
+      ]);
     case 'command':
       // A typed slash command shows once: as the operator's text.
       if (typedCommand(message)) return null;

@@ -30,6 +30,18 @@ export const MESSAGES: Readonly<Record<Locale, Readonly<Record<MessageKey, strin
 const PLACEHOLDER = /\{([a-zA-Z0-9_]+)\}/g;
 
 /**
+ * Whether a string is a key of the catalogue: for keys built at run time (`panel_note_<code>` of a stored note),
+ * which may name a message this version does not have.
+ *
+ * @example
+ * isMessageKey('panel_note_command_model'); // true
+ * isMessageKey('panel_note_from_the_future'); // false
+ */
+export function isMessageKey(key: string): key is MessageKey {
+  return Object.hasOwn(MESSAGES.ko, key);
+}
+
+/**
  * One message in one language. `{name}` placeholders take `values` (a missing value leaves the placeholder
  * visible rather than inventing text); an unknown language reads as the default one.
  *

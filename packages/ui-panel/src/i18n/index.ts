@@ -16,7 +16,12 @@ export type {
   PanelMessageKey,
   Translator,
 } from './i18n-catalogue.js';
-export { createTranslator, MESSAGES, translate } from './i18n-catalogue.js';
+export {
+  createTranslator,
+  isMessageKey,
+  MESSAGES,
+  translate,
+} from './i18n-catalogue.js';
 export type { FormatterSettings, LocaleFormatters } from './i18n-format.js';
 export { createFormatters, MISSING } from './i18n-format.js';
 export type { Locale } from './i18n-locale.js';

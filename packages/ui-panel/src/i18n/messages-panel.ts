@@ -2,9 +2,12 @@
  * The panel's namespace of the message catalogue (tabs, messages, the composer, proposal cards, dialogs, the
  * login terminal). Keys are flat snake_case with a `panel_` prefix so they never meet a console key; `{name}`
  * marks a placeholder. `en` `satisfies` the Korean table's keys, so a key missing or extra in either language
- * is a compile error.
+ * is a compile error. HAL's notes and the slash commands' descriptions live in `messages-panel-notes.ts`.
  */
+import { PANEL_NOTE_MESSAGES } from './messages-panel-notes.js';
+
 const ko = {
+  ...PANEL_NOTE_MESSAGES.ko,
   // ---- tabs, messages, composer, proposal cards, dialogs ----
   panel_title: 'AI',
   panel_open: 'AI 패널 열기',
@@ -159,6 +162,7 @@ const ko = {
 } as const satisfies Record<string, string>;
 
 const en = {
+  ...PANEL_NOTE_MESSAGES.en,
   // ---- tabs, messages, composer, proposal cards, dialogs ----
   panel_title: 'AI',
   panel_open: 'Open the AI panel',
