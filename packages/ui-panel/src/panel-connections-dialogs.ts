@@ -1,9 +1,10 @@
+import { finish, openDialog } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
 
 /**
- * A modal dialog of the connections screen. Native `<dialog>` + `showModal()` makes the rest of the page
- * inert (focus cannot leave it); closing gives the focus back to the element that had it before, so a
- * keyboard user lands where they started.
+ * A modal dialog of the connections screen: the panel's own ({@link openDialog}), so Tab and Shift+Tab stay
+ * inside it and closing gives the focus back to the button that opened it (the same button of its card when
+ * the card was rendered anew meanwhile), and a keyboard user lands where they started.
  */
 function openModal(
   document: Document,
@@ -13,21 +14,8 @@ function openModal(
   dialog: HTMLDialogElement;
   close: () => void;
 } {
-  const before = document.activeElement as HTMLElement | null;
-  const dialog = createElement(document, 'dialog', {
-    class: `hal-dialog ${className}`,
-    'aria-labelledby': `${className}-title`,
-  }) as HTMLDialogElement;
-  dialog.append(createElement(document, 'h2', { id: `${className}-title` }, [title]));
-  document.body.append(dialog);
-  return {
-    dialog,
-    close: () => {
-      if (dialog.open) dialog.close();
-      dialog.remove();
-      if (before?.isConnected) before.focus();
-    },
-  };
+  const dialog = openDialog({ document }, className, title);
+  return { dialog, close: () => finish(dialog) };
 }
 
 /** Texts of {@link openConfirmDialog}. */

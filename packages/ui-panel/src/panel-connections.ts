@@ -185,12 +185,33 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
     );
   }
 
+  /**
+   * Renders a part of the screen anew without losing the keyboard focus: a button that had it (or just got it
+   * back from a dialog) hands it to the same button of the same card; when that card is gone (deleted), the
+   * part's heading takes it, so the operator is never left on the bare page.
+   */
+  function keepingFocus(host: HTMLElement, render: () => void): void {
+    const active = document.activeElement as HTMLElement | null;
+    const had = active && host.contains(active) ? active : null;
+    const where = had?.closest<HTMLElement>('[data-connection-id], [data-cli]');
+    render();
+    if (!had || had.isConnected) return;
+    const key = where?.dataset.connectionId ?? where?.dataset.cli;
+    const card = [...host.querySelectorAll<HTMLElement>('[data-connection-id], [data-cli]')].find(
+      (candidate) => (candidate.dataset.connectionId ?? candidate.dataset.cli) === key,
+    );
+    const same = card?.querySelector<HTMLElement>(`button[data-act="${had.dataset.act ?? ''}"]`);
+    (same ?? host.querySelector<HTMLElement>('h2[tabindex]'))?.focus();
+  }
+
   function renderList(): void {
-    listHost.replaceChildren(
-      createElement(document, 'h2', { id: 'hal-conn-list-title' }, [t('conn_list')]),
-      ...(list.connections.length === 0
-        ? [createElement(document, 'p', { class: 'hal-guide' }, [t('conn_empty')])]
-        : list.connections.map(card)),
+    keepingFocus(listHost, () =>
+      listHost.replaceChildren(
+        createElement(document, 'h2', { id: 'hal-conn-list-title', tabindex: '-1' }, [t('conn_list')]),
+        ...(list.connections.length === 0
+          ? [createElement(document, 'p', { class: 'hal-guide' }, [t('conn_empty')])]
+          : list.connections.map(card)),
+      ),
     );
   }
 
@@ -360,7 +381,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
 
   async function loadClis(): Promise<void> {
     const { clis } = await api.get<{ clis: CliStatusView[] }>('/ops/api/ai/cli');
-    cliHost.replaceChildren(...renderCliCards(document, t, clis));
+    keepingFocus(cliHost, () => cliHost.replaceChildren(...renderCliCards(document, t, clis)));
     cliHost.dataset.ready = 'true';
   }
 

@@ -21,7 +21,8 @@ const openers = new WeakMap<HTMLDialogElement, Element | null>();
  */
 function trapFocus(dialog: HTMLDialogElement): void {
   dialog.addEventListener('keydown', (event) => {
-    if (event.key !== 'Tab') return;
+    // A control that uses Tab itself (the login terminal's xterm sends it to the program) has handled it.
+    if (event.key !== 'Tab' || event.defaultPrevented) return;
     const focusable = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
       (element) => !element.closest('[hidden]'),
     );
@@ -50,14 +51,23 @@ export function rememberOpener(document: Document, element: Element | null): voi
   if (element && element !== document.body) lastOpener.set(document, element);
 }
 
+/** The cards a dialog can be opened from: a proposal, a connection, a discovered CLI (selector, key). */
+const CARDS = [
+  ['.hal-action[data-action-id]', 'actionId'],
+  ['[data-connection-id]', 'connectionId'],
+  ['.hal-cli-card[data-cli]', 'cli'],
+] as const;
+
+/** The card the control belongs to as the page holds it now (it may have been rendered anew since). */
 function cardOf(document: Document, element: Element): HTMLElement | null {
-  const actionId = element.closest<HTMLElement>('[data-action-id]')?.dataset.actionId;
-  if (!actionId) return null;
-  return (
-    [...document.querySelectorAll<HTMLElement>('.hal-action[data-action-id]')].find(
-      (card) => card.dataset.actionId === actionId,
-    ) ?? null
-  );
+  for (const [selector, key] of CARDS) {
+    const id = element.closest<HTMLElement>(selector)?.dataset[key];
+    if (id === undefined) continue;
+    return (
+      [...document.querySelectorAll<HTMLElement>(selector)].find((card) => card.dataset[key] === id) ?? null
+    );
+  }
+  return null;
 }
 
 /**
@@ -97,6 +107,18 @@ export function openDialog(
     'aria-modal': 'true',
   }) as HTMLDialogElement;
   dialog.append(createElement(document, 'h2', { id: `${className}-title` }, [title]));
+  holdFocus(dialog);
+  document.body.append(dialog);
+  return dialog;
+}
+
+/**
+ * Makes a modal dialog keep the keyboard focus (Tab and Shift+Tab cycle inside it) and remember the control
+ * that had it, which {@link finish} gives it back to. {@link openDialog} does this itself; a dialog built
+ * elsewhere (the login terminal) calls it before `showModal()`.
+ */
+export function holdFocus(dialog: HTMLDialogElement): void {
+  const document = dialog.ownerDocument;
   // A dialog that follows another (re-auth, then the three steps) returns focus where the first came from.
   const active = document.activeElement;
   const fresh = active && active !== document.body && !active.closest('dialog') ? active : null;
@@ -104,8 +126,6 @@ export function openDialog(
   if (opener) lastOpener.set(document, opener);
   openers.set(dialog, opener);
   trapFocus(dialog);
-  document.body.append(dialog);
-  return dialog;
 }
 
 /** Closes and removes a dialog of {@link openDialog}, and gives focus back to where it was before. */

@@ -3,7 +3,7 @@ import { FitAddon } from '@xterm/addon-fit';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { type IBuffer, Terminal } from '@xterm/xterm';
 import { PanelHttpError } from './panel-api.js';
-import { type DialogContext, withReauth } from './panel-dialogs.js';
+import { type DialogContext, finish, holdFocus, withReauth } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
 import { createSseParser } from './panel-sse.js';
 import { mirrorTerminalStyles } from './panel-terminal-styles.js';
@@ -193,6 +193,9 @@ export function openTerminalDialog(
       sessionList,
     ]),
   );
+  // Tab and Shift+Tab stay in the dialog (inside the terminal itself Tab goes to the program); closing gives
+  // the focus back to the button that opened it.
+  holdFocus(dialog);
   document.body.append(dialog);
   dialog.showModal();
 
@@ -422,8 +425,7 @@ export function openTerminalDialog(
       streamAbort.abort();
       const id = shell && !ended ? shell.id : null;
       ended = true;
-      if (dialog.open) dialog.close();
-      dialog.remove();
+      finish(dialog);
       terminal.dispose();
       stopStyles();
       // Closing the dialog ends the session (an already ended one answers 404, which is fine).
