@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { translate } from '@hal-ai/ui-panel/i18n';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeArtifact } from '../../src/domain/core/core.test-support.js';
@@ -157,7 +158,7 @@ describe.skipIf(!hasChromium)('the console pages in Chromium', () => {
     expect(seen.sent).toBeGreaterThan(0);
   });
 
-  it('keeps the line breaks of a HAL note (/help) and shows the typed slash command once', async () => {
+  it("keeps the line breaks of a HAL note (/help), says HAL notes in the reader's language and shows the typed slash command once", async () => {
     await page.goto(`${hal.url}/ops`);
     await panelReady(page);
     const input = page.locator('.hal-input');
@@ -172,12 +173,30 @@ describe.skipIf(!hasChromium)('the console pages in Chromium', () => {
     // biome-ignore lint/performance/useDomNodeTextContent: the laid-out text, with the line breaks a reader sees, is what is tested
     const lines = (await note.innerText()).split('\n').filter((line) => line.trim() !== '');
     expect(lines.length).toBeGreaterThan(5);
-    expect(lines[0]).toMatch(/^\/help /);
     expect(lines.every((line) => line.startsWith('/'))).toBe(true);
+    // Said in the reader's language (Korean, the default), from the note's code and params: not the stored English.
+    expect(lines[0]).toBe(`/help — ${translate('ko', 'panel_command_help')}`);
+    expect(lines).toContain(`/reset — ${translate('ko', 'panel_command_reset')}`);
     const operator = page.locator('.hal-role-user').last();
     // biome-ignore lint/performance/useDomNodeTextContent: the laid-out text, with the line breaks a reader sees, is what is tested
     const said = await operator.locator('.hal-message-body').innerText();
     expect(said.trim()).toBe('/help');
+
+    // /reset's own note is Korean too; the same stored notes read English once the operator switches language.
+    await input.fill('/reset');
+    await input.press('Enter');
+    await input.press('Enter');
+    const reset = page.locator('.hal-note[data-code^=command_reset]').last();
+    await reset.waitFor({ timeout: 30_000 });
+    await expect(reset.textContent()).resolves.toBe(translate('ko', 'panel_note_command_reset'));
+    await page.locator('form.language select').selectOption('en');
+    await Promise.all([page.waitForURL(`${hal.url}/ops`), page.locator('form.language button').click()]);
+    await panelReady(page);
+    const resetEn = page.locator('.hal-note[data-code^=command_reset]').last();
+    await resetEn.waitFor({ timeout: 30_000 });
+    await expect(resetEn.textContent()).resolves.toBe(translate('en', 'panel_note_command_reset'));
+    await page.locator('form.language select').selectOption('ko');
+    await Promise.all([page.waitForURL(`${hal.url}/ops`), page.locator('form.language button').click()]);
   }, 90_000);
 
   it('follows a running job on its page until it succeeds, without a reload', async () => {
