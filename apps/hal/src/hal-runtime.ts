@@ -11,6 +11,7 @@ import {
 } from './ai/connections/index.js';
 import type { DebateWikiPublisherOptions } from './ai/debates/debate-wiki-publisher.js';
 import { createPostgresRoomEventHub, type PostgresRoomEventHub } from './ai/rooms/postgres-room-event-hub.js';
+import { createRoomTurnStops } from './ai/rooms/room-turn-stops.js';
 import { createShellService, type ShellService, type ShellServiceSettings } from './ai/shell/index.js';
 import { loadSkill } from './ai/skill.js';
 import { createHalTools, type HalToolContext } from './ai/tools/index.js';
@@ -294,7 +295,19 @@ export async function createHalRuntime(config: HalConfig, edges: HalRuntimeEdges
       instanceId: instances.id,
       compiledQueries: config.databaseCompiledQueries,
       singleStatementAppend: config.databaseSingleStatementAppend,
-      ...(roomEvents ? { events: roomEvents } : {}),
+      ...(roomEvents
+        ? {
+            events: roomEvents,
+            // A reset or a disable on this instance stops the turns the others run, and theirs stop this one's.
+            turnStops: createRoomTurnStops({
+              db,
+              signals: roomEvents,
+              instanceId: instances.id,
+              liveIds: () => instances.liveIds(),
+              logger,
+            }),
+          }
+        : {}),
       ...(edges.web ? { web: edges.web(runtime) } : {}),
       // The Wiki.js API key is read from the vault for each attempt; the rooms never see it.
       wiki: { ...edges.wiki, token: () => vault.get(settingSecretId('wiki.api_token', null)) },

@@ -111,11 +111,14 @@ describePostgres('two hal serve processes on one database', () => {
     fake = await createFakeOpenAI({
       apiKey,
       models: [{ id: 'gpt-test' }],
-      // "hold" questions stall (a turn that stays running); the others answer in pieces.
-      respond: (request) =>
-        lastUserText(request).includes('hold')
-          ? { stall: 'before-first-byte' }
-          : { text: 'An answer streamed in several pieces.', chunks: 4 },
+      // "hold" questions stall (a turn that stays running); "slow" ones stream a piece every 50 ms for 20 s (a turn
+      // that keeps sending deltas); the others answer in pieces.
+      respond: (request) => {
+        const text = lastUserText(request);
+        if (text.includes('hold')) return { stall: 'before-first-byte' };
+        if (text.includes('slow')) return { text: 'slowly '.repeat(400), chunks: 400, chunkDelayMs: 50 };
+        return { text: 'An answer streamed in several pieces.', chunks: 4 };
+      },
     });
     env = {
       HAL_DATABASE_URL: database.url,
@@ -279,6 +282,82 @@ describePostgres('two hal serve processes on one database', () => {
       expect(Number(row.attempts)).toBe(1);
       expect(instances.map((instance) => instance.id)).toContain(row.instance_id);
     }
+  });
+
+  // A turn streaming on A, stopped from B: it ends `cancelled` on both panels as a local cancel ends it, with its
+  // placeholder finished, and no delta of it follows. Returns once a later exchange in the room completed on both
+  // panels — had A's stream gone on, its deltas (one every 50 ms) would be among that exchange's frames.
+  const stopFromB = async (stop: () => Promise<void>) => {
+    const open = (instance: HalProcess) =>
+      fetch(`${instance.url}/ops/api/ai/rooms/${gptRoom}/events`, { headers: { cookie: sessionA.cookie } });
+    const panels = [frameReader(await open(a)), frameReader(await open(b))];
+    const posted = await call(a, sessionA, 'POST', `/ops/api/ai/rooms/${gptRoom}/messages`, {
+      text: 'slow, please',
+    });
+    expect(posted.status).toBe(202);
+    const turnId = posted.body.turns[0].turnId as string;
+    const data = (frame: Frame): LooseJson => JSON.parse(frame.data ?? '{}');
+    for (const panel of panels)
+      await panel.until((frames) => frames.filter((f) => f.event === 'delta').length >= 3);
+    const messageId = data(panels[0]?.frames.find((frame) => frame.event === 'delta') as Frame).messageId;
+    await stop();
+    const ended = (frame: Frame) =>
+      frame.event === 'turn' && data(frame).turnId === turnId && data(frame).status !== 'running';
+    for (const panel of panels) await panel.until((frames) => frames.some(ended));
+    const [row] = await sql<{ status: string }>('SELECT status FROM ai_turns WHERE id = $1', [turnId]);
+    expect(row?.status).toBe('cancelled');
+    await call(b, sessionB, 'POST', `/ops/api/ai/rooms/${gptRoom}/messages`, { text: 'after the stop' });
+    for (const panel of panels) {
+      const frames = await panel.until(assistantDone);
+      await panel.cancel();
+      const end = frames.findIndex(ended);
+      expect(data(frames[end] as Frame).status).toBe('cancelled');
+      // The placeholder was finished: its partial text kept, with the error, as a local cancel leaves it.
+      const finished = frames.filter(
+        (frame) => frame.event === 'message' && data(frame).message.id === messageId,
+      );
+      expect(finished.at(-1) && data(finished.at(-1) as Frame).message).toMatchObject({
+        status: 'incomplete',
+        error: { code: 'interrupted' },
+      });
+      const late = frames
+        .slice(end)
+        .filter((frame) => frame.event === 'delta' && data(frame).messageId === messageId);
+      expect(late).toEqual([]);
+      expect(frames.slice(end).some((frame) => frame.event === 'delta')).toBe(true);
+    }
+  };
+
+  it('a /reset posted on B stops the turn A is streaming in that room', async () => {
+    await stopFromB(async () => {
+      const reset = await call(b, sessionB, 'POST', `/ops/api/ai/rooms/${gptRoom}/messages`, {
+        text: '/reset',
+      });
+      expect(reset.status).toBe(202);
+      // The reset waited for A's turn: the room holds only the reset and its note, no half-answer.
+      const page = await call(b, sessionB, 'GET', `/ops/api/ai/rooms/${gptRoom}/messages?after=0`);
+      expect(page.body.pending).toBe(0);
+      expect(page.body.messages.map((message: LooseJson) => message.role)).toEqual(['user', 'system']);
+    });
+  });
+
+  it('disabling the connection on B stops the turn A is streaming for it', async () => {
+    const connectionId = (await call(b, sessionB, 'GET', '/ops/api/ai/connections')).body.connections[0].id;
+    await stopFromB(async () => {
+      const disabled = await call(b, sessionB, 'PATCH', `/ops/api/ai/connections/${connectionId}`, {
+        status: 'disabled',
+      });
+      expect(disabled.body.connection?.status).toBe('disabled');
+      await eventually(
+        () => call(b, sessionB, 'GET', `/ops/api/ai/rooms/${gptRoom}/messages?after=0`),
+        (page) => page.body.pending === 0,
+        'no running turn left',
+      );
+      const enabled = await call(b, sessionB, 'PATCH', `/ops/api/ai/connections/${connectionId}`, {
+        status: 'active',
+      });
+      expect(enabled.body.connection?.status).toBe('active');
+    });
   });
 
   it('SIGKILL of A mid-turn: a third instance marks A’s turn interrupted and leaves B’s running turn alone', async () => {

@@ -47,6 +47,7 @@ export type {
   PostMessageInput,
   PostMessageResult,
   RecoverInterruptedOptions,
+  RemoteTurns,
   RoomAuditEntry,
   RoomCommandHandlers,
   RoomEngine,
@@ -59,6 +60,7 @@ export type {
   RunTurnInput,
   RunTurnOutcome,
   ToolContextRequest,
+  TurnScope,
 } from './room-engine-types.js';
 export type {
   RoomEventEnvelope,

@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { createMemoryRoomStore } from './room-memory-store.js';
 import { createRoomFixture, promptText } from './testing/room-fixture.test-support.js';
 import { textReply, toolCallReply } from './testing/scripted-language-model.js';
 
@@ -521,6 +522,75 @@ describe('resetRoom, recoverInterrupted, cancelTurnsOf', () => {
     const reply = (await fixture.store.listMessages(roomId)).find((message) => message.role === 'assistant');
     expect(reply).toMatchObject({ status: 'incomplete', error: { code: 'interrupted' } });
     expect((await fixture.store.getTurn(turns[0]?.turnId ?? ''))?.status).toBe('cancelled');
+  }, 10_000);
+});
+
+describe('turns of another process on the same store', () => {
+  const stuckSteps = () => [
+    { parts: textReply('never finishes'), gate: new Promise(() => undefined), gateAfter: 3 },
+  ];
+  const firstDelta = (fixture: Awaited<ReturnType<typeof createRoomFixture>>, roomId: string) =>
+    new Promise<void>((resolve) => {
+      const subscription = fixture.events.subscribe(roomId, {}, ({ event }) => {
+        if (event.type !== 'delta') return;
+        subscription.unsubscribe();
+        resolve();
+      });
+    });
+
+  it('cancelTurnsIn stops the running turns of one room and leaves the others', async () => {
+    const fixture = await createRoomFixture({
+      participants: ['a', 'b'].map((id) => ({ id, name: id.toUpperCase(), steps: stuckSteps() })),
+    });
+    const [roomA, roomB] = [fixture.directRoom('a').id, fixture.directRoom('b').id];
+    const streaming = [firstDelta(fixture, roomA), firstDelta(fixture, roomB)];
+    const posted = await Promise.all(
+      [roomA, roomB].map((roomId) =>
+        fixture.engine.postMessage({ roomId, operator: fixture.operator, text: 'x' }),
+      ),
+    );
+    await Promise.all(streaming);
+    expect(fixture.engine.cancelTurnsIn(roomA)).toBe(1);
+    await vi.waitFor(async () =>
+      expect((await fixture.store.getTurn(posted[0]?.turns[0]?.turnId ?? ''))?.status).toBe('cancelled'),
+    );
+    expect((await fixture.store.getTurn(posted[1]?.turns[0]?.turnId ?? ''))?.status).toBe('running');
+    expect(fixture.engine.cancelTurnsIn(roomB)).toBe(1);
+    await fixture.engine.idle();
+  }, 10_000);
+
+  it('/reset asks the other process to stop the room’s turns and clears only after their last writes', async () => {
+    const store = createMemoryRoomStore();
+    const running = await createRoomFixture({
+      store,
+      idPrefix: 'a_',
+      participants: [{ id: 'claude', name: 'Claude', steps: stuckSteps() }],
+    });
+    const asked: unknown[] = [];
+    const resetting = await createRoomFixture({
+      store,
+      idPrefix: 'b_',
+      participants: [{ id: 'claude', name: 'Claude' }],
+      // What HAL does across instances, in one process: the running engine stops the turns, and the ask resolves
+      // once they ended.
+      remoteTurns: {
+        async stop(scope) {
+          asked.push(scope);
+          if (scope.roomId) running.engine.cancelTurnsIn(scope.roomId);
+          await running.engine.idle();
+        },
+      },
+    });
+    const roomId = running.directRoom('claude').id;
+    expect(resetting.directRoom('claude').id).toBe(roomId);
+    const streaming = firstDelta(running, roomId);
+    const { turns } = await running.engine.postMessage({ roomId, operator: running.operator, text: 'x' });
+    await streaming;
+    await resetting.engine.postMessage({ roomId, operator: resetting.operator, text: '/reset' });
+    expect(asked).toEqual([{ roomId }]);
+    expect((await store.getTurn(turns[0]?.turnId ?? ''))?.status).toBe('cancelled');
+    // The cancelled placeholder was stored before the history was cleared: only the reset and its note are left.
+    expect((await store.listMessages(roomId)).map((message) => message.role)).toEqual(['user', 'system']);
   }, 10_000);
 });
 

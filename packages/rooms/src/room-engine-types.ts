@@ -101,6 +101,23 @@ export interface RoomCommandHandlers {
   ): MaybePromise<{ name: string; model: string } | undefined>;
 }
 
+/** Which running turns to stop: every turn of a room (a reset) or of a connection (disabled or deleted). */
+export type TurnScope =
+  | { roomId: string; connectionId?: undefined }
+  | { connectionId: string; roomId?: undefined };
+
+/**
+ * The turns other processes run over the same store (several HAL instances on one database, SPEC §15). The engine
+ * aborts its own turns itself; through this it asks the others to abort theirs the same way.
+ */
+export interface RemoteTurns {
+  /**
+   * Asks the processes running turns in `scope` to stop them; resolves once those turns ended (their last writes
+   * stored), or once the host stopped waiting for a process that does not answer.
+   */
+  stop(scope: TurnScope): Promise<void>;
+}
+
 /** Settings of {@link createRoomEngine}. */
 export interface RoomEngineSettings<C> {
   store: RoomStore;
@@ -121,6 +138,11 @@ export interface RoomEngineSettings<C> {
    */
   scheduler?: TurnScheduler;
   commands?: RoomCommandHandlers;
+  /**
+   * Turns of other processes on the same store: a reset stops those of its room too, and waits for them before it
+   * clears the history. Absent → a reset stops this process's turns only.
+   */
+  remoteTurns?: RemoteTurns;
   onAudit?(entry: RoomAuditEntry): MaybePromise<void>;
   /**
    * The host's redaction of secrets (see `room-redaction.ts`): every message, live event, proposal argument,
@@ -244,6 +266,11 @@ export interface RoomEngine {
   ): Promise<{ turns: number; messages: number; actions: number }>;
   /** Stops the running turns of a connection (disabled or deleted); returns how many. */
   cancelTurnsOf(connectionId: string): number;
+  /**
+   * Stops this process's running turns in a room, as a reset does, and nothing else (another process's reset of the
+   * room, through {@link RemoteTurns}); returns how many.
+   */
+  cancelTurnsIn(roomId: string): number;
   /** Resolves when no turn or background work is running (tests, graceful shutdown). */
   idle(): Promise<void>;
 }

@@ -238,6 +238,8 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
   const resetRoom = async (roomId: string): Promise<{ cancelled: Action[] }> => {
     await requireRoom(roomId);
     turns.abortWhere((entry) => entry.roomId === roomId);
+    // The room's turns other processes run stop too, and their last writes land before the history is cleared.
+    await settings.remoteTurns?.stop({ roomId });
     // What the room's turns were still writing lands before the history is cleared, not after.
     await writer.settled(roomId);
     await store.clearMessages(roomId);
@@ -408,6 +410,7 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
     resetRoom,
     recoverInterrupted,
     cancelTurnsOf: (connectionId) => turns.abortWhere((entry) => entry.connectionId === connectionId),
+    cancelTurnsIn: (roomId) => turns.abortWhere((entry) => entry.roomId === roomId),
     async idle() {
       while (background.size > 0) await Promise.allSettled([...background]);
     },

@@ -33,6 +33,7 @@ import {
 import { createKyselyDebatePageStore } from './debates/kysely-debate-page-store.js';
 import { createKyselyDebateStore } from './debates/kysely-debate-store.js';
 import { createKyselyRoomStore, readRoomSequences } from './rooms/kysely-room-store.js';
+import type { RoomTurnStops } from './rooms/room-turn-stops.js';
 import { trackRoomWrites } from './rooms/room-write-log.js';
 import type { SharedRoomEventHub } from './rooms/shared-room-event-hub.js';
 import { createSqliteRoomEventHub } from './rooms/sqlite-room-event-hub.js';
@@ -103,6 +104,11 @@ export interface AiServiceSettings {
    * `createPostgresRoomEventHub` here (and closes it itself).
    */
   events?: RoomEventHub;
+  /**
+   * Turns other instances on the database run (PostgreSQL, `createRoomTurnStops`): a reset or a disabled connection
+   * here stops theirs too, and their requests stop this one's. Absent → only this process's turns stop.
+   */
+  turnStops?: RoomTurnStops;
   limits?: RoomEngineLimits;
   newId?: () => string;
   /** HAL's web access: linked pages become context blocks, and `web_fetch` reads through it. Absent → neither. */
@@ -257,6 +263,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
     clock: () => new Date(deps.clock.now()),
     ...(settings.newId ? { newId: settings.newId } : {}),
     ...(settings.limits ? { limits: settings.limits } : {}),
+    ...(settings.turnStops ? { remoteTurns: settings.turnStops } : {}),
     async resolveParticipant(connectionId) {
       const connection = (await connectionViews()).get(connectionId);
       return connection ? participant(connection) : undefined;
@@ -368,13 +375,28 @@ export function createAiService(settings: AiServiceSettings): AiService {
   const unsubscribe = connections.onChange((event) => {
     views = undefined;
     const { connection } = event;
-    if (event.type === 'deleted' || connection.status !== 'active') engine.cancelTurnsOf(connection.id);
+    if (event.type === 'deleted' || connection.status !== 'active') {
+      engine.cancelTurnsOf(connection.id);
+      // The other instances' turns of the connection stop too; nothing here waits for them.
+      settings.turnStops
+        ?.ask({ connectionId: connection.id })
+        .catch((error) =>
+          deps.logger.warn({ err: error }, 'asking the other instances to stop turns failed'),
+        );
+    }
     const work =
       event.type === 'deleted'
         ? serialized(() => store.deleteDirectRoom(connection.id))
         : serialized(() => store.ensureDirectRoom({ id: connection.id, name: connection.name }));
     work.catch((error) => deps.logger.error({ err: error }, 'room sync failed'));
   });
+
+  // Another instance's reset or disable stops this one's turns as the local one would.
+  const stopRequests = settings.turnStops?.onStopRequest((scope) =>
+    scope.roomId !== undefined
+      ? engine.cancelTurnsIn(scope.roomId)
+      : engine.cancelTurnsOf(scope.connectionId),
+  );
 
   const shutdown = new AbortController();
   let closed: Promise<void> | undefined;
@@ -399,6 +421,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
       closed ??= (async () => {
         shutdown.abort();
         unsubscribe();
+        stopRequests?.();
         // A shutdown must not wait for a stalled provider: running turns end as cancelled.
         for (const connection of await connections.list().catch(() => []))
           engine.cancelTurnsOf(connection.id);

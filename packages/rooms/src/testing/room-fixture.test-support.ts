@@ -3,7 +3,7 @@ import { createToolRegistry, defineTool, type ToolSelection } from '@hal-ai/tool
 import * as v from 'valibot';
 import { afterEach, expect } from 'vitest';
 import { createRoomEngine } from '../room-engine.js';
-import type { RoomAuditEntry, RoomEngine, RoomParticipant } from '../room-engine-types.js';
+import type { RemoteTurns, RoomAuditEntry, RoomEngine, RoomParticipant } from '../room-engine-types.js';
 import { createRoomEventHub } from '../room-events.js';
 import { createMemoryRoomStore } from '../room-memory-store.js';
 import { isKnownNote } from '../room-notes.js';
@@ -64,6 +64,12 @@ export async function createRoomFixture(options: {
   now?: () => Date;
   /** The host's redaction seam (`RoomEngineSettings.redact`). */
   redact?: <T>(value: T) => T;
+  /** A store shared with another fixture (two processes on one database); default a fresh memory store. */
+  store?: RoomStore;
+  /** Starts this fixture's ids, so two fixtures on one store never mint the same id. */
+  idPrefix?: string;
+  /** The turns of the other processes on the store (`RoomEngineSettings.remoteTurns`). */
+  remoteTurns?: RemoteTurns;
 }) {
   const executions: Record<string, number> = {};
   const context: FixtureContext = { executions, requests: [] };
@@ -122,7 +128,7 @@ export async function createRoomFixture(options: {
     }),
   ]);
 
-  const store: RoomStore = checkingNotes(createMemoryRoomStore());
+  const store: RoomStore = checkingNotes(options.store ?? createMemoryRoomStore());
   const events = createRoomEventHub({ firstId: 0 });
   let counter = 0;
   const audits: RoomAuditEntry[] = [];
@@ -172,11 +178,12 @@ export async function createRoomFixture(options: {
       context.requests.push({ purpose: request.purpose, operator: request.operator?.username ?? null });
       return context;
     },
-    newId: () => `id_${++counter}`,
+    newId: () => `${options.idPrefix ?? ''}id_${++counter}`,
     ...(options.now ? { clock: options.now } : {}),
     limits: { toolCallsPerTurn: options.toolCallsPerTurn ?? 20 },
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     ...(options.redact ? { redact: options.redact } : {}),
+    ...(options.remoteTurns ? { remoteTurns: options.remoteTurns } : {}),
     onAudit: (entry) => {
       audits.push(entry);
     },

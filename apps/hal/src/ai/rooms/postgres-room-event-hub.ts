@@ -2,6 +2,12 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../platform/logger.js';
 import { createRoomEventAssembler, encodeRoomEventNotifications } from './postgres-room-event-payload.js';
+import {
+  encodeRoomSignal,
+  parseRoomSignal,
+  ROOM_SIGNALS_CHANNEL,
+  type RoomSignal,
+} from './postgres-room-signals.js';
 import { createSharedRoomEventBuffer } from './shared-room-event-buffer.js';
 import type { SharedRoomEventHub } from './shared-room-event-hub.js';
 
@@ -32,6 +38,13 @@ export interface PostgresRoomEventHub extends SharedRoomEventHub {
   ready(): Promise<void>;
   /** Resolves once every event published so far was handed to PostgreSQL (or given up on). */
   flushed(): Promise<void>;
+  /**
+   * Sends a request to the other processes on the database, on a channel of its own (`ROOM_SIGNALS_CHANNEL`):
+   * never to this process's own listeners, never to a panel. Rejects when PostgreSQL refused it.
+   */
+  signal(signal: RoomSignal): Promise<void>;
+  /** Calls `listener` with every request another process sends; returns the unsubscribe. */
+  onSignal(listener: (signal: RoomSignal) => void): () => void;
 }
 
 /** The short origin of an instance id in cursors: 10 base-36 digits of its SHA-256. */
@@ -130,7 +143,22 @@ export function createPostgresRoomEventHub(settings: PostgresRoomEventHubSetting
     markReady = resolve;
   });
   let wake: (() => void) | undefined;
+  const signalListeners = new Set<(signal: RoomSignal) => void>();
+  const onSignal = (payload: string) => {
+    const parsed = parseRoomSignal(payload);
+    if (!parsed) return logger?.warn('a room signal notification was not understood');
+    if (parsed.origin === origin) return;
+    for (const listener of signalListeners) {
+      try {
+        listener(parsed.signal);
+      } catch (error) {
+        logger?.warn({ err: error }, 'room signal listener failed');
+      }
+    }
+  };
   const onNotification = (message: pg.Notification) => {
+    if (message.channel === ROOM_SIGNALS_CHANNEL && message.payload !== undefined)
+      return onSignal(message.payload);
     if (message.channel !== ROOM_EVENTS_CHANNEL || message.payload === undefined) return;
     try {
       const crossing = assembler.accept(message.payload);
@@ -158,6 +186,8 @@ export function createPostgresRoomEventHub(settings: PostgresRoomEventHubSetting
         });
         connection.on('notification', onNotification);
         client = connection;
+        // Signals first: the events' LISTEN stays the connection's last statement (how operators spot it).
+        await connection.query(`LISTEN ${ROOM_SIGNALS_CHANNEL}`);
         await connection.query(`LISTEN ${ROOM_EVENTS_CHANNEL}`);
         if (closed) break;
         if (listenedBefore) {
@@ -200,6 +230,13 @@ export function createPostgresRoomEventHub(settings: PostgresRoomEventHubSetting
     lastId: (roomId) => buffer.lastId(roomId),
     lastCursor: (roomId) => buffer.lastCursor?.(roomId),
     ready: () => readyPromise,
+    async signal(signal) {
+      await pool.query('SELECT pg_notify($1, $2)', [ROOM_SIGNALS_CHANNEL, encodeRoomSignal(origin, signal)]);
+    },
+    onSignal(listener) {
+      signalListeners.add(listener);
+      return () => signalListeners.delete(listener);
+    },
     async flushed() {
       while (sending) await sending;
     },
