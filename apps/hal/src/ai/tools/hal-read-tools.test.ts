@@ -157,9 +157,11 @@ describe('read tools return what the console API returns', () => {
     expect(missing).toMatchObject({ ok: false, error: { code: 'not_found' } });
   });
 
-  it('hal_health returns what GET /api/health returns', async () => {
+  it('hal_health returns what GET /api/health returns to a signed-in operator', async () => {
+    // The tool is a signed-in reader: it gets the full report, instances included, which an anonymous request to the
+    // route does not (the anonymous answer is only SPEC §13's shape and a count).
     const output = await h.output('hal_health');
-    const response = await h.t.request('/api/health');
+    const response = await h.t.request('/api/health', { session: h.session });
     expect(output).toEqual(await response.json());
     expect(output).toMatchObject({ db: 'ok', jobs: { status: expect.any(String) } });
   });
