@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/platform/config.js';
@@ -9,6 +10,14 @@ import { createLogger } from '../src/platform/logger.js';
 import { type RunningServer, startServer } from '../src/server.js';
 import { fakeOpenAIConnection } from './fake-connection.test-support.js';
 import { openStream, type ReverseProxy, requestFrom, startReverseProxy } from './hal-proxy.test-support.js';
+import { readEnvironmentFile } from './hal-service-unit.test-support.js';
+
+const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = path.resolve(appDir, '../..');
+/** The environment an operator installs as /etc/hal/hal.env: what HAL runs with here, too. */
+const exampleEnvironment = readEnvironmentFile(path.join(repoRoot, 'deploy/hal.env.example'));
+/** The name browsers use: the example's HAL_PUBLIC_URL (the nginx example's server_name). */
+const publicHost = new URL(exampleEnvironment.HAL_PUBLIC_URL ?? 'https://hal-public-url-unset.invalid').host;
 
 // HAL behind a reverse proxy on loopback (issue #19 point 3): a real proxy in front of a real `hal serve`, clients
 // connecting to the proxy from different loopback addresses.
@@ -29,31 +38,30 @@ afterEach(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Starts HAL on port 0 behind the proxy; `trustProxy` sets `HAL_TRUST_PROXY=1`. */
+/**
+ * Starts HAL behind the proxy with deploy/hal.env.example's environment — only the data folder and the port (0)
+ * are the test's own; `trustProxy: false` removes `HAL_TRUST_PROXY`. Returns the origin browsers send: the
+ * example's public name, https when TLS ends at a trusted proxy.
+ */
 async function startBehindProxy(trustProxy: boolean): Promise<string> {
-  // TLS ends at the proxy: the browser's origin is https on the proxy's port.
-  const publicOrigin = trustProxy ? proxy.url.replace('http:', 'https:') : proxy.url;
+  const env: Record<string, string> = { ...exampleEnvironment, HAL_DATA_DIR: dataDir, HAL_PORT: '0' };
+  if (!trustProxy) delete env.HAL_TRUST_PROXY;
   let printed = '';
   hal = await startServer({
-    config: loadConfig({
-      HAL_DATA_DIR: dataDir,
-      HAL_PORT: '0',
-      HAL_PUBLIC_URL: publicOrigin,
-      ...(trustProxy ? { HAL_TRUST_PROXY: '1' } : {}),
-    }),
+    config: loadConfig(env),
     logger: createLogger({ level: 'silent' }),
     output: { write: (text: string) => (printed += text) },
   });
   password = /password: (\S+)/.exec(printed)?.[1] ?? '';
   proxy.target = hal.url;
-  return publicOrigin;
+  return `${trustProxy ? 'https' : 'http'}://${publicHost}`;
 }
 
 function login(origin: string, from: string, secret: string) {
   return requestFrom(`${proxy.url}/ops/login`, {
     method: 'POST',
     from,
-    headers: { 'content-type': 'application/json', origin },
+    headers: { host: publicHost, 'content-type': 'application/json', origin },
     body: JSON.stringify({ username: 'admin', password: secret }),
   });
 }
@@ -105,7 +113,13 @@ describe('HAL behind a reverse proxy with HAL_TRUST_PROXY', () => {
     const signedIn = await login(origin, '127.0.0.1', password);
     const cookie = /hal_session=[^;]+/.exec(String(signedIn.headers['set-cookie']))?.[0] ?? '';
     const { csrfToken } = JSON.parse(signedIn.body) as { csrfToken: string };
-    const headers = { cookie, 'x-csrf-token': csrfToken, origin, 'content-type': 'application/json' };
+    const headers = {
+      host: publicHost,
+      cookie,
+      'x-csrf-token': csrfToken,
+      origin,
+      'content-type': 'application/json',
+    };
     const created = await requestFrom(`${proxy.url}/ops/api/ai/connections`, {
       method: 'POST',
       headers,
@@ -122,6 +136,7 @@ describe('HAL behind a reverse proxy with HAL_TRUST_PROXY', () => {
       roomId = rooms.find((room) => room.title === 'GPT')?.id;
     }
     const events = await openStream(`${proxy.url}/ops/api/ai/rooms/${roomId}/events`, {
+      host: publicHost,
       cookie,
       origin,
       accept: 'text/event-stream',
@@ -160,4 +175,18 @@ describe('HAL behind a reverse proxy without HAL_TRUST_PROXY', () => {
     // Another client, the same socket peer (the proxy): limited too.
     expect(await guess(origin, '127.0.0.3', 1)).toEqual([429]);
   }, 60_000);
+});
+
+describe('deploy/hal.env.example and deploy/nginx-hal.conf', () => {
+  it('name the same public host and the same loopback port for HAL', () => {
+    const nginx = fs.readFileSync(path.join(repoRoot, 'deploy/nginx-hal.conf'), 'utf8');
+    const serverNames = new Set(
+      [...nginx.matchAll(/^\s*server_name\s+([^;\s]+);/gm)].map((match) => match[1]),
+    );
+    // The proxy keeps the browser's Host: HAL must know it as its public name, or it answers 400.
+    expect([...serverNames]).toEqual([publicHost]);
+    expect(exampleEnvironment.HAL_PUBLIC_URL).toBe(`https://${publicHost}`);
+    const upstreams = new Set([...nginx.matchAll(/proxy_pass\s+([^;\s]+);/g)].map((match) => match[1]));
+    expect([...upstreams]).toEqual([`http://${exampleEnvironment.HAL_HOST}:${exampleEnvironment.HAL_PORT}`]);
+  });
 });
