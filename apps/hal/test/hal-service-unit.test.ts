@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -113,5 +113,34 @@ describe('deploy/hal.service', () => {
       expect(code).toBe(0);
     }
     expect(stderr).not.toContain(/^password: (\S+)$/m.exec(stdout)?.[1] ?? 'no password printed');
+  }, 120_000);
+  it("the runbook's `hal` admin function works on the unit's data folder, from wherever it is called", () => {
+    // docs/operations.md's function, with the unit's paths in the temp folder. `sudo -u hal` is left out: the test
+    // cannot switch accounts; everything the function sets up for the CLI is what it checks.
+    const runbook = fs.readFileSync(path.join(repoRoot, 'docs/operations.md'), 'utf8');
+    const definition = /^hal\(\) \{.*\}$/m.exec(runbook)?.[0];
+    expect(definition, 'docs/operations.md defines hal() { … }').toBeDefined();
+    const dataDir = path.join(workDir, 'admin-var-lib-hal');
+    fs.mkdirSync(dataDir, { mode: 0o700 });
+    const envFile = path.join(workDir, 'hal.env');
+    fs.copyFileSync(path.join(deployDir, 'hal.env.example'), envFile);
+    const placed = (definition ?? '')
+      .replace(/\bsudo -u hal /, '')
+      .replaceAll('/etc/hal/hal.env', envFile)
+      .replaceAll('/var/lib/hal', dataDir)
+      .replaceAll('/opt/hal/current', appDir);
+    // Where root's shell happens to stand: nothing may land here.
+    const elsewhere = path.join(workDir, 'elsewhere');
+    fs.mkdirSync(elsewhere);
+    const run = spawnSync('/bin/sh', ['-c', `${placed}\nhal db migrate`], {
+      cwd: elsewhere,
+      env: { PATH: `${path.dirname(process.execPath)}:${SYSTEMD_PATH}` },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/^applied \d+ migrations?:/);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    expect((fs.statSync(path.join(dataDir, 'hal.db')).mode & 0o777).toString(8)).toBe('600');
   }, 120_000);
 });
