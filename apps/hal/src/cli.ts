@@ -20,6 +20,7 @@ import { systemClock } from './domain/core/clock.js';
 import { restoreSnapshot } from './domain/core/core-dr-restore.js';
 import { HAL_VERSION, type HalConfig, loadConfig } from './platform/config.js';
 import { preparePrivateDataDir } from './platform/data-dir.js';
+import { recordServingDatabaseUrl } from './platform/database-url-file.js';
 import { openDatabase } from './platform/db/database.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { createLogger } from './platform/logger.js';
@@ -93,6 +94,9 @@ export const commands: Record<string, CliCommand> = {
       if (typeof values.data === 'string') overrides.HAL_DATA_DIR = values.data;
       const config = configOrExit(context, overrides);
       if (config === null) return 1;
+      // The `hal mcp` an attached CLI starts gets only HAL_DATA_DIR: it finds this database through the data folder.
+      // Written before listening, so a client attached as soon as HAL answers finds it.
+      recordServingDatabaseUrl(config.dataDir, config.databaseUrl);
       // Listen before announcing "listening", so a stop request right after it is not missed.
       const stopSignal = context.stopSignal;
       const server = await startServer({ config, output: context.stdout, logger: createLogger() });

@@ -2,7 +2,8 @@ import type { Readable, Writable } from 'node:stream';
 import { serveStdio } from '@hal-ai/mcp/stdio';
 import { HalError } from '@hal-ai/spec';
 import type { CliCommand } from '../../cli-command.js';
-import { loadConfig } from '../../platform/config.js';
+import { type HalConfig, loadConfig } from '../../platform/config.js';
+import { DATABASE_URL_FILE, readServingDatabaseUrl } from '../../platform/database-url-file.js';
 import { createLogger } from '../../platform/logger.js';
 import { HAL_MCP_TOOLS_ENV, openMcpHost, parseMcpToolSelection, readMcpGrant } from './mcp-host.js';
 
@@ -18,6 +19,23 @@ export interface RunHalMcpOptions {
 }
 
 /**
+ * The config of `hal mcp`: the environment's, and when it names no database, the PostgreSQL URL the running `hal
+ * serve` recorded in the data folder (an attached CLI passes only `HAL_DATA_DIR`). Errors name the file, never the URL.
+ */
+function loadMcpConfig(env: NodeJS.ProcessEnv): HalConfig {
+  const config = loadConfig(env);
+  if (config.databaseUrl !== undefined) return config;
+  const recorded = readServingDatabaseUrl(config.dataDir);
+  if (recorded === undefined) return config;
+  try {
+    return loadConfig({ ...env, HAL_DATABASE_URL: recorded });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new HalError('invalid_state', `${DATABASE_URL_FILE} in the data folder: ${reason}`);
+  }
+}
+
+/**
  * `hal mcp` / `hal-mcp`: serves HAL's tools over stdio against the running HAL's database until stdin
  * ends or a stop signal arrives. Resolves the exit code: 0 after a clean end, 1 when the database is
  * missing or not migrated (the reason on stderr).
@@ -27,7 +45,7 @@ export async function runHalMcp(options: RunHalMcpOptions = {}): Promise<number>
   const stderr = options.stderr ?? process.stderr;
   let host: Awaited<ReturnType<typeof openMcpHost>>;
   try {
-    const config = loadConfig(env);
+    const config = loadMcpConfig(env);
     const selection = parseMcpToolSelection(env[HAL_MCP_TOOLS_ENV]);
     // Logs are JSON lines on stderr (createLogger's default), never on stdout.
     const logger = createLogger({ level: (env.HAL_LOG_LEVEL as 'info' | undefined) ?? 'warn' });
@@ -58,7 +76,8 @@ export const mcpCliCommand: CliCommand = {
   summary: "Serve HAL's tools to MCP clients over stdio (HAL_DATA_DIR of the running HAL; HAL_MCP_TOOLS)",
   options: {},
   details:
-    'Reads the database of the HAL whose HAL_DATA_DIR (and HAL_VAULT_KEY) it is given; read tools run, write and\n' +
+    'Reads the database of the HAL whose HAL_DATA_DIR (and HAL_VAULT_KEY) it is given — on PostgreSQL the URL hal\n' +
+    'serve left in <data>/database-url unless HAL_DATABASE_URL is set; read tools run, write and\n' +
     'high calls become approval requests in the unified room. HAL_MCP_TOOLS: all · read_write · read_only ·\n' +
     'none · custom:<tool,tool>. JSON-RPC on stdout, logs on stderr.',
   run: (context) => runHalMcp({ env: context.env, stderr: context.stderr, stopSignal: context.stopSignal }),
