@@ -12,10 +12,10 @@
  * `wiki.api_token`, read from the vault for each attempt and sent only as the `Authorization` header: it is never
  * stored outside the vault, logged, audited or returned (errors are redacted by the vault before they are stored).
  */
-import { createHash } from 'node:crypto';
 import type { DebateMilestone } from '@hal-ai/rooms';
 import type { RoomNote } from '@hal-ai/spec';
 import type { Clock } from '../../domain/core/clock.js';
+import { sha256Hex } from '../../platform/platform-hash.js';
 import { createWikiClient, isWikiUrl, WikiError, wikiGraphqlEndpoint } from './debate-wiki-client.js';
 import { type DebateWikiPage, type DebateWikiPageName, debateWikiPages } from './debate-wiki-pages.js';
 import type { DebatePageRow, DebatePageStore } from './kysely-debate-page-store.js';
@@ -105,9 +105,7 @@ interface WikiConfig {
 
 /** The hash that says whether a page changed since it was last published. */
 function pageHash(page: { path: string; locale: string; title: string; content: string }): string {
-  return createHash('sha256')
-    .update(JSON.stringify([page.path, page.locale, page.title, page.content]))
-    .digest('hex');
+  return sha256Hex(JSON.stringify([page.path, page.locale, page.title, page.content]));
 }
 
 /**

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { CallConversation } from '@hal-ai/spec';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../../domain/core/clock.js';
 import type { Database } from '../../platform/db/schema.js';
+import { sha256Hex } from '../../platform/platform-hash.js';
 
 /** The environment that tells an attached `hal mcp` which conversation it serves, and proves it. */
 export const HAL_MCP_GRANT_ENV = {
@@ -36,8 +37,6 @@ export interface McpGrants {
 /** Longest a grant lives when its run never reports back: the CLI's own default timeout (5 min) and a margin. */
 export const MCP_GRANT_TTL_MS = 6 * 60_000;
 
-const hash = (token: string) => createHash('sha256').update(token).digest('hex');
-
 /**
  * Creates the grants over the `ai_mcp_grants` table.
  *
@@ -53,7 +52,7 @@ export function createMcpGrants(
   return {
     async issue(conversation, ttlMs = MCP_GRANT_TTL_MS) {
       const token = random(32).toString('base64url');
-      const tokenHash = hash(token);
+      const tokenHash = sha256Hex(token);
       const now = clock.now();
       // Expired grants of runs that never reported back go first.
       await db.deleteFrom('ai_mcp_grants').where('expires_at', '<', now).execute();
@@ -80,7 +79,7 @@ export function createMcpGrants(
       const row = await db
         .selectFrom('ai_mcp_grants')
         .selectAll()
-        .where('token_hash', '=', hash(token))
+        .where('token_hash', '=', sha256Hex(token))
         .executeTakeFirst();
       if (!row || row.expires_at < clock.now()) return undefined;
       if (

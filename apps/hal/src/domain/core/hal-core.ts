@@ -13,12 +13,12 @@ import { createDeploymentFunctions, createDeploymentHandlers } from './core-depl
 import { createDrFunctions } from './core-dr.js';
 import { createEmergencyFunctions, createIncidentFunctions, createMailFunctions } from './core-incidents.js';
 import {
-  createJobFunctions,
   createJobRunner,
   type JobRunner,
   type JobRunnerInstance,
   type JobRunnerStatus,
-} from './core-jobs.js';
+} from './core-job-runner.js';
+import { createJobFunctions } from './core-jobs.js';
 import { createReleaseFunctions } from './core-releases.js';
 import { createServerFunctions, recordMetrics } from './core-servers.js';
 import {

@@ -4,7 +4,8 @@ export { type ChangelogEntry, parseVersionHistory, readVersionHistory } from './
 export type { Deployment } from './core-deployments.js';
 export { type DrSnapshot, type DrStatus, verifySnapshot } from './core-dr.js';
 export type { EmergencyProcedure, Incident, MailService } from './core-incidents.js';
-export type { Job, JobHandler, JobRunnerStatus, JobStep, JobStepContext } from './core-jobs.js';
+export type { JobRunnerStatus } from './core-job-runner.js';
+export type { Job, JobHandler, JobStep, JobStepContext } from './core-jobs.js';
 export type { Release } from './core-releases.js';
 export {
   type ArgsOf,
