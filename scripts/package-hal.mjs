@@ -16,12 +16,19 @@ const appDir = path.join(root, 'apps/hal');
 // This script is no turbo task: the variables below (pnpm's own) never feed a cached build.
 const environment = process.env;
 
-/** What the built HAL reads at run time, relative to the package folder; a package without one is refused. */
+/**
+ * What the built HAL reads at run time, relative to the package folder; a package without one is refused. The
+ * page assets are every file of their source folder (the build copies the whole folder: console.js and the favicon
+ * are served as well as console.css), so an asset added there is checked without touching this list.
+ */
 export const SERVED_FILES = [
   'dist/cli.js',
   'dist/mcp-bin.js',
   'dist/hal-skill.md',
-  'dist/assets/console.css',
+  ...fs
+    .readdirSync(path.join(appDir, 'src/domain/pages/assets'))
+    .sort()
+    .map((file) => `dist/assets/${file}`),
   'dist/assets/panel.js',
   'dist/assets/panel.css',
   'VERSION-HISTORY.md',

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import { ensureBuilt } from './hal-serve.test-support.js';
 const appDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const repoRoot = path.resolve(appDir, '../..');
 const hasChromium = fs.existsSync(CHROMIUM);
+
+const sha256 = (content: Buffer) => createHash('sha256').update(content).digest('hex');
 
 /** Every symbolic link under `folder` whose target lies outside it (a package that reaches back into the checkout). */
 function linksLeaving(folder: string): string[] {
@@ -60,9 +63,11 @@ describe('the packaged HAL (pnpm package:hal) runs with no checkout beside it', 
     // Development-only dependencies stay out.
     expect(installed).not.toContain('playwright-core');
     expect(installed).not.toContain('openai');
-    for (const file of ['console.css', 'panel.js', 'panel.css']) {
-      expect(fs.existsSync(path.join(target, 'dist/assets', file))).toBe(true);
-    }
+    // Every page asset (stylesheet, console script, favicon) and the panel's browser bundle.
+    const pageAssets = fs.readdirSync(path.join(appDir, 'src/domain/pages/assets'));
+    expect(fs.readdirSync(path.join(target, 'dist/assets')).sort()).toEqual(
+      [...pageAssets, 'panel.js', 'panel.css'].sort(),
+    );
   });
 
   it('starts from its own folder, logs in, serves the styled console and the AI panel', async () => {
@@ -82,6 +87,20 @@ describe('the packaged HAL (pnpm package:hal) runs with no checkout beside it', 
     const html = await page.text();
     expect(html).toContain('href="/ops/assets/console.css"');
     expect(html).toContain('src="/ops/assets/panel.js"');
+
+    // Everything the page links (stylesheets, scripts, the favicon) is served from the package itself.
+    const linked = [...html.matchAll(/(?:href|src)="(\/ops\/assets\/[^"]+)"/g)].map(
+      (match) => match[1] ?? '',
+    );
+    expect(linked).toEqual(expect.arrayContaining(['/ops/assets/favicon.svg', '/ops/assets/console.js']));
+    for (const asset of linked) {
+      const answer = await fetch(`${hal.url}${asset}`, { headers: { cookie } });
+      expect(answer.status, asset).toBe(200);
+      // Compared by digest: a deep equality over the 600 kB panel bundle takes seconds.
+      expect(sha256(Buffer.from(await answer.arrayBuffer())), asset).toBe(
+        sha256(fs.readFileSync(path.join(target, 'dist/assets', path.basename(asset)))),
+      );
+    }
 
     const css = await fetch(`${hal.url}/ops/assets/console.css`, { headers: { cookie } });
     expect(css.headers.get('content-type')).toContain('text/css');

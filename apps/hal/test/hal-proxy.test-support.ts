@@ -2,6 +2,7 @@
 // deploy/nginx-hal.conf — TLS is the proxy's business, so it says `X-Forwarded-Proto: https` — and a client that
 // can connect from another loopback address (127.0.0.2, 127.0.0.3, …) so the proxy sees different clients.
 import http from 'node:http';
+import https from 'node:https';
 import type net from 'node:net';
 
 /** A running reverse proxy. */
@@ -81,17 +82,22 @@ export interface RequestFromOptions {
   body?: string;
   /** The loopback address the client connects from (default 127.0.0.1). */
   from?: string;
+  /** For an `https:` URL: the certificate (PEM) to trust, e.g. a test's self-signed one. */
+  ca?: string;
 }
 
 /** One HTTP request to `url`, from a chosen loopback address. */
 export function requestFrom(url: string, options: RequestFromOptions = {}): Promise<ProxiedAnswer> {
   return new Promise((resolve, reject) => {
-    const request = http.request(
+    const secure = url.startsWith('https:');
+    const request = (secure ? https : http).request(
       url,
       {
         method: options.method ?? 'GET',
         headers: options.headers ?? {},
         localAddress: options.from ?? '127.0.0.1',
+        // TLS to a loopback proxy: the certificate names the public host the request's Host header gives.
+        ...(secure ? { ca: options.ca, servername: hostOf(options.headers) } : {}),
       },
       (answer) => {
         let body = '';
@@ -115,12 +121,19 @@ export interface OpenStream {
   close(): void;
 }
 
-/** Opens a GET that stays open (SSE) and collects its pieces as they arrive. */
-export function openStream(url: string, headers: Record<string, string>): Promise<OpenStream> {
+/** The host name of a `host` header, if one is given (the TLS server name to ask for). */
+function hostOf(headers: Record<string, string> | undefined): string | undefined {
+  return headers?.host?.replace(/:\d+$/, '');
+}
+
+/** Opens a GET that stays open (SSE) and collects its pieces as they arrive (`ca` as for {@link requestFrom}). */
+export function openStream(url: string, headers: Record<string, string>, ca?: string): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
     let text = '';
     const waiters: Array<{ predicate: (text: string) => boolean; resolve: (text: string) => void }> = [];
-    const request = http.request(url, { method: 'GET', headers }, (answer) => {
+    const secure = url.startsWith('https:');
+    const options = { method: 'GET', headers, ...(secure ? { ca, servername: hostOf(headers) } : {}) };
+    const request = (secure ? https : http).request(url, options, (answer) => {
       if (answer.statusCode !== 200) {
         reject(new Error(`stream answered ${answer.statusCode}`));
         return;
