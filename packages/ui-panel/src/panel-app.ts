@@ -3,7 +3,7 @@
 // panel-action-card); the composer's completion is the next part to move out. A debate room's view lives apart
 // too (panel-debate-*.ts): this file only switches to it and hands it the room's `debate` events.
 import type { Action, Connection, Room, RoomMessage } from '@hal-ai/spec';
-import { createTranslator, resolveLocale, type Translator } from './i18n/index.js';
+import { createFormatters, createTranslator, resolveLocale, type Translator } from './i18n/index.js';
 import { type ActionImpactAnswer, toImpactAnswer } from './panel-action-card.js';
 import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
 import { openNewDebateDialog } from './panel-debate-form.js';
@@ -93,11 +93,14 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
   const window = document.defaultView as Window;
   const api = settings.api ?? createPanelApi();
   const openPopup = settings.openPopup ?? ((url: string) => openOAuthPopup(window, url));
-  const t: Translator = createTranslator(resolveLocale(settings.locale ?? document.documentElement.lang));
+  const locale = resolveLocale(settings.locale ?? document.documentElement.lang);
+  const t: Translator = createTranslator(locale);
   const connections = new Map<string, Connection>();
   const context: RenderContext = {
     document,
     t,
+    // The browser's time zone: the operator reads their own clock.
+    format: createFormatters(locale),
     markdown: settings.markdown ?? createMarkdownRenderer({ window: window as never }),
     connections,
   };

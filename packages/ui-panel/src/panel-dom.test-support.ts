@@ -1,6 +1,6 @@
 import type { Action, Connection, RoomMessage } from '@hal-ai/spec';
 import { JSDOM } from 'jsdom';
-import { createTranslator, resolveLocale } from './i18n/index.js';
+import { createFormatters, createTranslator, resolveLocale } from './i18n/index.js';
 import { createMarkdownRenderer } from './panel-markdown.js';
 import type { RenderContext } from './panel-render.js';
 
@@ -15,6 +15,7 @@ export function createTestContext(connections: Connection[] = [], locale = 'ko')
   return {
     document: window.document,
     t: createTranslator(resolveLocale(locale)),
+    format: createFormatters(resolveLocale(locale), { timeZone: 'UTC' }),
     markdown: createMarkdownRenderer({ window: window as never }),
     connections: new Map(connections.map((connection) => [connection.id, connection])),
   };

@@ -14,9 +14,18 @@ describe('renderMessage', () => {
     expect(element.querySelector('.hal-usage')?.textContent).toBe('사용량 제공되지 않음');
   });
 
-  it('shows reported usage', () => {
-    const element = renderMessage(context, testMessage({ usage: { inputTokens: 12, outputTokens: 3 } }));
-    expect(element.querySelector('.hal-usage')?.textContent).toBe('사용량: in 12 · out 3');
+  it('shows reported usage with the grouping of the language, and the time in its form', () => {
+    const message = testMessage({
+      usage: { inputTokens: 12_345, outputTokens: 3 },
+      createdAt: '2026-12-02T15:04:05.000Z',
+    });
+    const ko = renderMessage(context, message);
+    expect(ko.querySelector('.hal-usage')?.textContent).toBe('사용량: 입력 12,345 · 출력 3');
+    expect(ko.querySelector('time.hal-time')?.getAttribute('datetime')).toBe('2026-12-02T15:04:05.000Z');
+    expect(ko.querySelector('time.hal-time')?.textContent).toBe('2026. 12. 02. 15:04:05');
+    const en = renderMessage(createTestContext([], 'en'), message);
+    expect(en.querySelector('.hal-usage')?.textContent).toBe('usage: in 12,345 · out 3');
+    expect(en.querySelector('time.hal-time')?.textContent).toBe('12/02/2026, 15:04:05');
   });
 
   it('never shows reasoning as the answer, and shows reasoning tokens where reported', () => {
@@ -36,7 +45,7 @@ describe('renderMessage', () => {
     );
     expect(element.textContent).not.toContain('secret chain of thought');
     expect(element.querySelector('.hal-md')?.textContent?.trim()).toBe('The answer.');
-    expect(element.querySelector('.hal-usage')?.textContent).toBe('사용량: in 4 · out 30 · reasoning 24');
+    expect(element.querySelector('.hal-usage')?.textContent).toBe('사용량: 입력 4 · 출력 30 · 추론 24');
   });
 
   it('shows operator text as text, never as markup', () => {

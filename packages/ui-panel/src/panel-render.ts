@@ -1,5 +1,5 @@
 import type { Connection, ContentBlock, Room, RoomMessage } from '@hal-ai/spec';
-import type { Translator } from './i18n/index.js';
+import { type LocaleFormatters, MISSING, type Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
 import type { MarkdownRenderer } from './panel-markdown.js';
 import { noteText } from './panel-note-text.js';
@@ -11,6 +11,8 @@ export { createElement } from './panel-dom.js';
 export interface RenderContext {
   document: Document;
   t: Translator;
+  /** Dates and numbers in the same language as `t` (the pages' formatters, `createFormatters`). */
+  format: LocaleFormatters;
   markdown: MarkdownRenderer;
   /** Connections by id (names, status). */
   connections: ReadonlyMap<string, Connection>;
@@ -114,16 +116,27 @@ function authorOf(context: RenderContext, message: RoomMessage): string {
 }
 
 function usageText(context: RenderContext, message: RoomMessage): string {
+  const { t, format } = context;
   const usage = message.usage;
-  if (!usage) return context.t('panel_usage_not_provided');
-  const parts: string[] = [];
-  if (usage.inputTokens !== undefined) parts.push(`in ${usage.inputTokens}`);
-  if (usage.outputTokens !== undefined) parts.push(`out ${usage.outputTokens}`);
-  if (usage.reasoningTokens !== undefined) parts.push(`reasoning ${usage.reasoningTokens}`);
-  if (usage.totalTokens !== undefined) parts.push(`total ${usage.totalTokens}`);
-  return parts.length
-    ? `${context.t('panel_usage')}: ${parts.join(' · ')}`
-    : context.t('panel_usage_not_provided');
+  if (!usage) return t('panel_usage_not_provided');
+  // Counts with the language's grouping (`12,345`), as the pages write numbers.
+  const counts = [
+    ['panel_usage_input', usage.inputTokens],
+    ['panel_usage_output', usage.outputTokens],
+    ['panel_usage_reasoning', usage.reasoningTokens],
+    ['panel_usage_total', usage.totalTokens],
+  ] as const;
+  const parts = counts
+    .filter(([, count]) => count !== undefined)
+    .map(([key, count]) => t(key, { count: format.number(count) }));
+  return parts.length ? `${t('panel_usage')}: ${parts.join(' · ')}` : t('panel_usage_not_provided');
+}
+
+/** When the message was written: machine-readable in `datetime`, in the reader's language as text. */
+function timeOf(context: RenderContext, message: RoomMessage): HTMLElement | null {
+  const text = context.format.dateTime(message.createdAt);
+  if (!message.createdAt || text === MISSING) return null;
+  return createElement(context.document, 'time', { class: 'hal-time', datetime: message.createdAt }, [text]);
 }
 
 /**
@@ -147,6 +160,7 @@ export function renderMessage(context: RenderContext, message: RoomMessage, stre
     message.relayDepth === 1 || message.relayedFrom
       ? createElement(document, 'span', { class: 'hal-relay-label' }, [t('panel_relayed')])
       : null,
+    timeOf(context, message),
   ]);
   article.append(header);
   const body = createElement(document, 'div', { class: 'hal-message-body' });

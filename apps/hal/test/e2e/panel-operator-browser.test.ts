@@ -210,14 +210,32 @@ describe.skipIf(!hasChromium)('the panel as an operator uses it (Chromium, real 
     expect(streaming.gap).toBeLessThan(48);
     await page.locator('.hal-status-complete:has-text("SLOW-REPLY")').nth(1).waitFor({ timeout: 30_000 });
     // The finished reply replaces its streaming node and grows from its placeholder size a frame later
-    // (content-visibility): the list still ends at its bottom.
-    await page.waitForFunction(
-      () => {
-        const list = document.querySelector('.hal-messages') as HTMLElement;
-        return list.scrollHeight - list.scrollTop - list.clientHeight < 2;
-      },
-      { timeout: 10_000 },
+    // (content-visibility): the list still ends at its bottom once the layout settled, with the reply's last
+    // paragraph in view. Measured after the frames have run, not polled: a poll can catch the moment before the
+    // growth, when a list that lost its bottom still looks pinned to it.
+    await page.evaluate(
+      () =>
+        new Promise<void>((resolve) => {
+          let frames = 12;
+          const next = () => (frames-- > 0 ? requestAnimationFrame(next) : resolve());
+          requestAnimationFrame(next);
+        }),
     );
+    const settled = await page.evaluate(() => {
+      const list = document.querySelector('.hal-messages') as HTMLElement;
+      const box = list.getBoundingClientRect();
+      const last = [...list.querySelectorAll('.hal-status-complete .hal-md p')]
+        .filter((node) => node.textContent?.includes('Paragraph 5 of the SLOW-REPLY'))
+        .pop()
+        ?.getBoundingClientRect();
+      const gap = list.scrollHeight - list.scrollTop - list.clientHeight;
+      return {
+        gap: Math.round(gap),
+        atBottom: gap < 2,
+        lastParagraphShown: last !== undefined && last.bottom <= box.bottom + 1 && last.top >= box.top,
+      };
+    });
+    expect(settled).toMatchObject({ atBottom: true, lastParagraphShown: true });
     // The operator scrolls up: a new reply does not pull the list down again.
     const list = page.locator('.hal-messages');
     await list.hover();
@@ -239,6 +257,58 @@ describe.skipIf(!hasChromium)('the panel as an operator uses it (Chromium, real 
     await page.locator('.hal-status-complete:has-text("Fine.")').last().waitFor({ timeout: 30_000 });
     await expect(list.evaluate((element) => element.scrollTop)).resolves.toBe(scrolledTop);
     await expect(bottom()).resolves.toMatchObject({ newestShown: false });
+  }, 120_000);
+
+  it('keeps following a reply from elsewhere when the list gets shorter under it (the window shrinks)', async () => {
+    // The browser moves the geometry by itself here: the window (or a phone's on-screen keyboard) takes height
+    // from the list while a reply streams, so the bottom drops out of view with no input of the operator's. A
+    // render-time geometry check then found the list "scrolled up" and stopped following: the reply streamed
+    // below the fold. Only the operator scrolling up may stop the follow.
+    await page.reload();
+    await panelReady(page);
+    await page.locator('.hal-status-complete:has-text("Fine.")').last().waitFor({ timeout: 30_000 });
+    const before = await page.locator('.hal-message').count();
+    // Written through the API (as from another tab): no send of the operator's own scrolls the list down.
+    const rooms = await call<{ rooms: Array<{ id: string; kind: string }> }>('GET', '/ops/api/ai/rooms');
+    const unified = rooms.body.rooms.find((room) => room.kind === 'unified');
+    await call('POST', `/ops/api/ai/rooms/${unified?.id}/messages`, { text: '@alpha SLOW while it shrinks' });
+    await page.waitForFunction(
+      (count) =>
+        document.querySelectorAll('.hal-message').length >= count + 2 &&
+        document.querySelectorAll('.hal-status-streaming .hal-md-part').length >= 1,
+      before,
+      { timeout: 30_000 },
+    );
+    const list = page.locator('.hal-messages');
+    const tall = await list.evaluate((element) => element.clientHeight);
+    try {
+      await page.setViewportSize({ width: 1400, height: 520 });
+      await page.waitForFunction((height) => {
+        const element = document.querySelector('.hal-messages') as HTMLElement;
+        return element.clientHeight < height - 200;
+      }, tall);
+      // Later batches of the same reply arrive after the shrink: each render must bring the bottom back.
+      await page.waitForFunction(
+        () => document.querySelectorAll('.hal-status-streaming .hal-md-part').length >= 4,
+        {
+          timeout: 30_000,
+        },
+      );
+      const streaming = await page.evaluate(() => {
+        const element = document.querySelector('.hal-messages') as HTMLElement;
+        const newest = [...element.querySelectorAll('.hal-message')].pop() as HTMLElement;
+        const box = element.getBoundingClientRect();
+        const shown = newest.getBoundingClientRect();
+        return {
+          newestShown: shown.bottom > box.top && shown.top < box.bottom,
+          nearBottom: element.scrollHeight - element.scrollTop - element.clientHeight < 48,
+        };
+      });
+      expect(streaming).toEqual({ newestShown: true, nearBottom: true });
+      await page.locator('.hal-status-complete:has-text("SLOW-REPLY")').nth(2).waitFor({ timeout: 30_000 });
+    } finally {
+      await page.setViewportSize({ width: 1400, height: 900 });
+    }
   }, 120_000);
 
   it('shows a proposal card with readable arguments, the impact, raw JSON on a click, and live status', async () => {
