@@ -2,14 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { createTestWindow } from './panel-dom.test-support.js';
 import { createBottomFollower } from './panel-scroll-follow.js';
 
-/** A list with settable geometry (jsdom lays nothing out): `height` is its content, `top` its scroll position. */
+/** A list with settable geometry (jsdom lays nothing out, nor has it animation frames): `height` is its content, `top` its scroll position. */
 function scrollingList() {
   const window = createTestWindow();
   const list = window.document.createElement('div');
   window.document.body.append(list);
-  const geometry = { height: 2000, top: 0, client: 500 };
+  // `reads`: how often the follower read the content height (in a browser, a layout when the DOM just changed).
+  const geometry = { height: 2000, top: 0, client: 500, reads: 0 };
   Object.defineProperties(list, {
-    scrollHeight: { get: () => geometry.height },
+    scrollHeight: {
+      get: () => {
+        geometry.reads += 1;
+        return geometry.height;
+      },
+    },
     clientHeight: { get: () => geometry.client },
     scrollTop: {
       get: () => geometry.top,
@@ -77,5 +83,23 @@ describe('createBottomFollower', () => {
     follower.reset();
     follower.afterRender();
     expect(geometry.top).toBe(1500);
+  });
+
+  it('reads no layout during a render: it pins the bottom in the next frame, once for all renders before it', () => {
+    const { window, list, geometry } = scrollingList();
+    const frames: FrameRequestCallback[] = [];
+    Object.assign(window, {
+      requestAnimationFrame: (callback: FrameRequestCallback) => frames.push(callback),
+    });
+    const follower = createBottomFollower(list);
+    follower.afterRender();
+    geometry.height = 2600;
+    follower.afterRender();
+    // Reading scrollHeight right after the DOM changed would force a layout of the whole list per render.
+    expect(geometry.reads).toBe(0);
+    expect(geometry.top).toBe(0);
+    expect(frames).toHaveLength(1);
+    frames.shift()?.(0);
+    expect(geometry.top).toBe(2100);
   });
 });

@@ -75,9 +75,11 @@ export function createBottomFollower(list: HTMLElement): BottomFollower {
   return {
     afterRender() {
       if (!following) return;
-      pin();
       framesLeft = SETTLE_FRAMES;
-      queue();
+      // Pinning now would read scrollHeight right after the DOM changed: a forced layout per render, over the
+      // whole list. In the next frame the layout is due anyway, and renders between two frames share it.
+      if (typeof window?.requestAnimationFrame === 'function') queue();
+      else pin();
     },
     reset() {
       following = true;

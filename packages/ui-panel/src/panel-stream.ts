@@ -15,7 +15,19 @@ export interface RoomStreamSettings {
   retryMs?: number;
   /** Injected timer (default `setTimeout`). */
   setTimer?: (callback: () => void, ms: number) => unknown;
+  /**
+   * How long streamed text may wait before it is shown, so that the deltas of that span reach the DOM in one
+   * render (default {@link STREAM_BATCH_MS}; 0: every batch renders at once). Anything else renders at once.
+   */
+  batchMs?: number;
 }
+
+/**
+ * The default {@link RoomStreamSettings.batchMs}: 20 renders a second while a reply streams. Each render of a
+ * streaming message costs a markdown parse and sanitising of its tail, a layout and a paint, whatever the
+ * number of tokens in it; a model sends up to ~100 deltas a second, which nobody reads one by one.
+ */
+export const STREAM_BATCH_MS = 50;
 
 /** A live room: SSE with `Last-Event-ID` resume plus catch-up through `messages?after=`. */
 export interface RoomStream {
@@ -41,12 +53,26 @@ export function createRoomStream(settings: RoomStreamSettings): RoomStream {
   let retry = baseRetry;
   let closed = false;
   let controller: AbortController | undefined;
+  const batchMs = settings.batchMs ?? STREAM_BATCH_MS;
+  let batch: ReturnType<typeof setTimeout> | undefined;
+
+  /** Renders now, taking along streamed text that waited for its batch. */
+  function changeNow(): void {
+    if (batch !== undefined) clearTimeout(batch);
+    batch = undefined;
+    onChange();
+  }
+  /** Streamed text only: renders once the batch's time is up (deltas arriving meanwhile join it). */
+  function changeSoon(): void {
+    if (batchMs <= 0) changeNow();
+    else batch ??= setTimeout(changeNow, batchMs);
+  }
 
   async function catchUp(): Promise<void> {
     const page = await api.get<{ messages: RoomMessage[]; actions: Action[] }>(
       `/ops/api/ai/rooms/${encodeURIComponent(roomId)}/messages?after=${timeline.lastSeq()}`,
     );
-    if (timeline.merge(page)) onChange();
+    if (timeline.merge(page)) changeNow();
   }
 
   async function connect(): Promise<void> {
@@ -69,6 +95,7 @@ export function createRoomStream(settings: RoomStreamSettings): RoomStream {
       const { value, done } = await reader.read();
       if (done) break;
       let changed = false;
+      let deltasOnly = true;
       for (const frame of parser.push(value)) {
         if (frame.event === 'resync') {
           void catchUp().catch(() => undefined);
@@ -83,11 +110,15 @@ export function createRoomStream(settings: RoomStreamSettings): RoomStream {
         }
         const event = { type: frame.event, ...data } as RoomEvent;
         // A `debate` frame moves the resume cursor too, then goes to the debate view (the timeline keeps none).
-        changed = timeline.apply(event, frame.id) || changed;
+        if (timeline.apply(event, frame.id)) {
+          changed = true;
+          if (event.type !== 'delta') deltasOnly = false;
+        }
         if (event.type === 'debate' && event.debate && typeof event.debate === 'object')
           settings.onDebate?.(event.debate);
       }
-      if (changed) onChange();
+      if (changed && deltasOnly) changeSoon();
+      else if (changed) changeNow();
     }
   }
 
@@ -107,6 +138,8 @@ export function createRoomStream(settings: RoomStreamSettings): RoomStream {
     catchUp,
     close() {
       closed = true;
+      if (batch !== undefined) clearTimeout(batch);
+      batch = undefined;
       controller?.abort();
     },
   };
