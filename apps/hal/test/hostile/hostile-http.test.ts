@@ -212,9 +212,23 @@ describe('hostile: sessions, CSRF, Host and body types over every state-changing
       check(headers.get('referrer-policy') !== null, 'referrer-policy');
       check(headers.get('x-frame-options') === 'DENY', 'x-frame-options');
       check(headers.get('cross-origin-resource-policy') === 'same-origin', `CORP ${answer.url}`);
+      check(
+        headers.get('cross-origin-opener-policy') === 'same-origin-allow-popups',
+        `COOP ${answer.url} ${headers.get('cross-origin-opener-policy')}`,
+      );
       // Plain http here (no TLS, no trusted proxy): HSTS would be a lie.
       check(headers.get('strict-transport-security') === null, `no HSTS over http ${answer.url}`);
     }
+    // The OAuth callback page alone lets its opener stay (it posts the result to the panel that opened the popup);
+    // a failed callback (no state) is that page too, with every other header.
+    const callback = await hal.request('/ops/ai/oauth/callback?code=x&state=forged', { session });
+    check(callback.headers.get('cross-origin-opener-policy') === 'unsafe-none', 'COOP of the OAuth callback');
+    check(callback.headers.get('x-frame-options') === 'DENY', 'x-frame-options of the OAuth callback');
+    const callbackScript = await hal.request('/ops/ai/oauth/callback.js');
+    check(
+      callbackScript.headers.get('cross-origin-opener-policy') === 'same-origin-allow-popups',
+      'COOP of the callback script',
+    );
     // A forged X-Forwarded-Proto without HAL_TRUST_PROXY does not make the answer https.
     const forged = await hal.request('/api/health', { headers: { 'x-forwarded-proto': 'https' } });
     check(forged.headers.get('strict-transport-security') === null, 'no HSTS on a forged X-Forwarded-Proto');

@@ -7,6 +7,7 @@ import { toHalError } from '../../platform/http/http-errors.js';
 import { readJsonInput, readJsonObject } from '../../platform/http/json-body.js';
 import { type PublicOriginConfig, publicOrigin } from '../../platform/http/public-origin.js';
 import { type RequireRecentDeps, requireRecent } from '../../platform/http/require-recent.js';
+import { allowOpenerFromCallback } from '../../platform/http/security-headers.js';
 import type { Logger } from '../../platform/logger.js';
 import { HAL_TOOL_NAMES, HAL_TOOL_TIERS } from '../tools/index.js';
 import { createConnectionSchema, replaceSecretSchema, updateConnectionSchema } from './connection-schemas.js';
@@ -204,6 +205,8 @@ export function createOAuthCallbackRoutes(deps: ConnectionRouteDeps): Hono<AppEn
 
   routes.get('/callback', async (c) => {
     c.header('cache-control', 'no-store');
+    // The page posts its result to the panel through window.opener, which any stricter opener policy would cut.
+    allowOpenerFromCallback(c);
     const query = {
       code: c.req.query('code'),
       state: c.req.query('state'),

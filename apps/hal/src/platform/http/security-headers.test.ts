@@ -1,11 +1,25 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { CONTENT_SECURITY_POLICY, STRICT_TRANSPORT_SECURITY, securityHeaders } from './security-headers.js';
+import {
+  allowOpenerFromCallback,
+  CONTENT_SECURITY_POLICY,
+  CROSS_ORIGIN_OPENER_POLICY,
+  STRICT_TRANSPORT_SECURITY,
+  securityHeaders,
+} from './security-headers.js';
 
 function appWith(settings?: Parameters<typeof securityHeaders>[0]) {
   const app = new Hono();
   app.use('*', securityHeaders(settings));
   app.get('/page', (c) => c.html('<p>page</p>'));
+  app.get('/callback', (c) => {
+    allowOpenerFromCallback(c);
+    return c.html('<p>callback</p>');
+  });
+  app.get('/lax', (c) => {
+    c.header('Cross-Origin-Opener-Policy', 'unsafe-none-please');
+    return c.html('<p>lax</p>');
+  });
   return app;
 }
 
@@ -41,5 +55,22 @@ describe('securityHeaders: resource and transport policies', () => {
     expect(untrusted.headers.get('strict-transport-security')).toBeNull();
     const trusted = await appWith({ trustProxy: true }).request('http://127.0.0.1/page', forwarded);
     expect(trusted.headers.get('strict-transport-security')).toBe(STRICT_TRANSPORT_SECURITY);
+  });
+});
+
+describe('securityHeaders: opener policy', () => {
+  it('isolates every page from foreign openers but keeps its own popups', async () => {
+    const page = await appWith().request('/page');
+    expect(CROSS_ORIGIN_OPENER_POLICY).toBe('same-origin-allow-popups');
+    expect(page.headers.get('cross-origin-opener-policy')).toBe(CROSS_ORIGIN_OPENER_POLICY);
+    const missing = await appWith().request('/nowhere');
+    expect(missing.headers.get('cross-origin-opener-policy')).toBe(CROSS_ORIGIN_OPENER_POLICY);
+  });
+
+  it('sends unsafe-none only on the page marked as the OAuth callback, and no other value a handler set', async () => {
+    const callback = await appWith().request('/callback');
+    expect(callback.headers.get('cross-origin-opener-policy')).toBe('unsafe-none');
+    const lax = await appWith().request('/lax');
+    expect(lax.headers.get('cross-origin-opener-policy')).toBe(CROSS_ORIGIN_OPENER_POLICY);
   });
 });

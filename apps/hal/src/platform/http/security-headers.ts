@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { isHttps } from './client-address.js';
 
 /** The Content-Security-Policy of every response: same-origin only, no inline script or style. */
@@ -11,6 +11,27 @@ export const CONTENT_SECURITY_POLICY =
  * that are not on https yet, so no `includeSubDomains`, and no `preload` an operator did not ask for).
  */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000';
+
+/**
+ * The Cross-Origin-Opener-Policy of every answer: a page HAL serves keeps no `window.opener` link to (and cannot be
+ * reached through one from) a window of another origin, but the popups it opens itself (the OAuth login) keep theirs.
+ */
+export const CROSS_ORIGIN_OPENER_POLICY = 'same-origin-allow-popups';
+
+/**
+ * The one exception to {@link CROSS_ORIGIN_OPENER_POLICY}: the OAuth callback page. It is reached by a redirect from
+ * the provider inside the popup, and a policy other than `unsafe-none` there would put it in a new browsing context
+ * group, cutting the `window.opener` it needs to post the result back to the panel.
+ */
+export const OPENER_POLICY_FOR_CALLBACK = 'unsafe-none';
+
+/**
+ * Marks an answer as the OAuth callback page, so {@link securityHeaders} sends `unsafe-none` as its opener policy.
+ * Only a route that must report to its opener calls it.
+ */
+export function allowOpenerFromCallback(c: Context): void {
+  c.header('Cross-Origin-Opener-Policy', OPENER_POLICY_FOR_CALLBACK);
+}
 
 /** Settings of {@link securityHeaders}. */
 export interface SecurityHeadersSettings {
@@ -28,7 +49,7 @@ export interface SecurityHeadersSettings {
 }
 
 /**
- * Adds the security headers to every response, errors and 404s included: CSP, CORP, nosniff, Referrer-Policy,
+ * Adds the security headers to every response, errors and 404s included: CSP, COOP, CORP, nosniff, Referrer-Policy,
  * X-Frame-Options, and HSTS when the request came over https.
  */
 export function securityHeaders(settings: SecurityHeadersSettings = {}): MiddlewareHandler {
@@ -39,6 +60,10 @@ export function securityHeaders(settings: SecurityHeadersSettings = {}): Middlew
     const headers = c.res.headers;
     if (withPolicy) headers.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
     headers.set('Cross-Origin-Resource-Policy', 'same-origin');
+    // Only the callback's `unsafe-none` is honoured; any other value a handler set is replaced by the policy.
+    if (headers.get('Cross-Origin-Opener-Policy') !== OPENER_POLICY_FOR_CALLBACK) {
+      headers.set('Cross-Origin-Opener-Policy', CROSS_ORIGIN_OPENER_POLICY);
+    }
     headers.set('X-Content-Type-Options', 'nosniff');
     headers.set('Referrer-Policy', 'same-origin');
     headers.set('X-Frame-Options', 'DENY');
