@@ -3,9 +3,15 @@
 /**
  * The console pages' messages (`/ops/*`, the login page and the connections screen), one table per language.
  * Keys are flat snake_case with a page prefix (`nav_`, `jobs_`, …); `{name}` marks a placeholder. `en`
- * `satisfies` the Korean table's keys, so a key missing or extra in either language is a compile error.
+ * `satisfies` the Korean table's keys, so a key missing or extra in either language is a compile error. The
+ * success notices and the error codes' sentences live in their own files and are merged here.
  */
+import { CONSOLE_ERROR_MESSAGES } from './messages-console-errors.js';
+import { CONSOLE_NOTICE_MESSAGES } from './messages-console-notices.js';
+
 const ko = {
+  ...CONSOLE_NOTICE_MESSAGES.ko,
+  ...CONSOLE_ERROR_MESSAGES.ko,
   // ---- frame ----
   brand: 'HAL',
   nav_label: '콘솔 메뉴',
@@ -349,6 +355,8 @@ const ko = {
 } as const satisfies Record<string, string>;
 
 const en = {
+  ...CONSOLE_NOTICE_MESSAGES.en,
+  ...CONSOLE_ERROR_MESSAGES.en,
   brand: 'HAL',
   nav_label: 'Console menu',
   nav_overview: 'Overview',
