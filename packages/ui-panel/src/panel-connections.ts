@@ -16,6 +16,7 @@ import {
 } from './panel-connections-form.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
+import { providerLabel } from './panel-provider-text.js';
 import { openTerminalDialog } from './panel-terminal.js';
 import { openLoginTerminal } from './panel-terminal-login.js';
 
@@ -61,6 +62,12 @@ function secretText(t: Translator, dateTime: (at: string) => string, connection:
 }
 
 /** Whether an OAuth connection holds a client secret the operator may replace (OpenRouter's has none). */
+/** A connection's provider as the screen names it (in the reader's language where it is a description). */
+function providerName(t: Translator, providers: readonly ProviderPresetView[], id: string): string {
+  const preset = providers.find((candidate) => candidate.id === id);
+  return preset ? providerLabel(t, preset) : id;
+}
+
 /** The last check's failure: the code's sentence in the reader's language, the server's words in the title. */
 function lastErrorLine(document: Document, t: Translator, error: { code: string; message: string }): Node {
   const shown = errorText(t, error.code, error.message);
@@ -157,8 +164,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
     if (connection.auth === 'oauth') buttons.push(button('oauth', t('conn_oauth_login')));
     if (connection.auth === 'cli') buttons.push(button('login', t('cli_log_in')));
     buttons.push(button('delete', t('conn_delete'), { class: 'hal-danger' }));
-    const provider =
-      list.providers.find((preset) => preset.id === connection.provider)?.label ?? connection.provider;
+    const provider = providerName(t, list.providers, connection.provider);
     const tools =
       connection.tools.preset === 'custom'
         ? t('conn_tools_count', { count: connection.tools.enabled.length })
