@@ -10,7 +10,7 @@ const ko = {
   guide_anthropic_api_key:
     'Anthropic Console(console.anthropic.com → Settings → API keys)에서 키를 만드세요.',
   guide_anthropic_oauth:
-    'Anthropic은 외부 제품이 Claude.ai 계정으로 로그인하는 것을 허용하지 않습니다. 여기서 OAuth는 직접 운영하는 게이트웨이를 뜻합니다: 인가·토큰 엔드포인트, 클라이언트 ID·시크릿, 스코프를 입력하면 HAL이 토큰을 Bearer로 보냅니다. Claude 구독을 쓰려면 공식 claude CLI를 연결하세요.',
+    'Anthropic은 외부 제품이 Claude.ai 계정으로 로그인하는 것을 허용하지 않습니다. 여기서 OAuth는 직접 운영하는 게이트웨이를 뜻합니다: 인가 엔드포인트와 토큰 엔드포인트, 클라이언트 ID와 시크릿, 스코프를 입력하면 HAL이 토큰을 Bearer로 보냅니다. Claude 구독을 쓰려면 공식 claude CLI를 연결하세요.',
   guide_openai_api_key:
     'platform.openai.com → API keys에서 키를 만드세요. 기본 URL은 호환 프록시(…/v1)를 가리켜도 됩니다.',
   guide_openai_oauth: '운영자가 등록한 OAuth 클라이언트로만 가능합니다(예: OpenAI 앞단의 기업용 게이트웨이).',
@@ -23,7 +23,7 @@ const ko = {
   guide_other_api_key:
     '서비스의 기본 URL을 버전 경로까지 포함해 입력하고(예: http://127.0.0.1:8000/v1), 키가 필요하면 키도 입력하세요.',
   guide_other_oauth:
-    '서비스의 OAuth 클라이언트를 입력하세요: 인가·토큰 엔드포인트, 클라이언트 ID·시크릿, 스코프.',
+    '서비스의 OAuth 클라이언트를 입력하세요: 인가 엔드포인트와 토큰 엔드포인트, 클라이언트 ID와 시크릿, 스코프.',
   guide_local_cli_cli:
     'Claude Code나 Codex를 서버에 설치하고, HAL을 실행하는 계정으로 로그인하세요: claude auth login 또는 codex login.',
   provider_label_other: '다른 OpenAI 호환 서비스',
