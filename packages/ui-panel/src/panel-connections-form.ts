@@ -1,6 +1,7 @@
 import type { Connection } from '@hal-ai/spec';
 import type { MessageKey, Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
+import { providerGuideLines, providerLabel } from './panel-provider-text.js';
 
 /** A provider preset as `GET /ops/api/ai/connections` lists it. */
 export interface ProviderPresetView {
@@ -78,7 +79,7 @@ export function renderConnectionForm(settings: ConnectionFormSettings): HTMLForm
 
   const provider = select(
     'provider',
-    providers.map((preset) => [preset.id, preset.label]),
+    providers.map((preset) => [preset.id, providerLabel(t, preset)]),
     providerId,
   );
   provider.disabled = current !== null;
@@ -183,7 +184,7 @@ export function renderConnectionForm(settings: ConnectionFormSettings): HTMLForm
     auth.disabled = current !== null;
     baseUrl.placeholder = preset?.defaultBaseUrl ?? '';
     baseUrl.required = preset?.baseUrlRequired ?? false;
-    const lines = [preset?.guide.apiKey, preset?.guide.oauth, preset?.guide.cli].filter(Boolean) as string[];
+    const lines = preset ? providerGuideLines(t, preset) : [];
     guide.replaceChildren(
       createElement(document, 'strong', {}, [t('conn_guide')]),
       ...lines.map((line) => createElement(document, 'p', {}, [line])),
@@ -209,7 +210,7 @@ export function renderConnectionForm(settings: ConnectionFormSettings): HTMLForm
       oauthPreset === 'openrouter'
         ? t('conn_oauth_no_client')
         : oauthPreset === 'google'
-          ? t('conn_oauth_google')
+          ? t('conn_oauth_google_scopes')
           : '';
     picker.hidden = toolPreset.value !== 'custom';
   };

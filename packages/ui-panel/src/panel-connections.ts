@@ -1,5 +1,11 @@
 import type { Connection } from '@hal-ai/spec';
-import { createFormatters, createTranslator, resolveLocale, type Translator } from './i18n/index.js';
+import {
+  createFormatters,
+  createTranslator,
+  errorText,
+  resolveLocale,
+  type Translator,
+} from './i18n/index.js';
 import { createPanelApi, type PanelApi, PanelHttpError } from './panel-api.js';
 import { type CliStatusView, renderCliCards } from './panel-connections-cli.js';
 import { openConfirmDialog, openSecretDialog } from './panel-connections-dialogs.js';
@@ -10,6 +16,7 @@ import {
 } from './panel-connections-form.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
+import { providerLabel } from './panel-provider-text.js';
 import { openTerminalDialog } from './panel-terminal.js';
 import { openLoginTerminal } from './panel-terminal-login.js';
 
@@ -55,6 +62,23 @@ function secretText(t: Translator, dateTime: (at: string) => string, connection:
 }
 
 /** Whether an OAuth connection holds a client secret the operator may replace (OpenRouter's has none). */
+/** A connection's provider as the screen names it (in the reader's language where it is a description). */
+function providerName(t: Translator, providers: readonly ProviderPresetView[], id: string): string {
+  const preset = providers.find((candidate) => candidate.id === id);
+  return preset ? providerLabel(t, preset) : id;
+}
+
+/** The last check's failure: the code's sentence in the reader's language, the server's words in the title. */
+function lastErrorLine(document: Document, t: Translator, error: { code: string; message: string }): Node {
+  const shown = errorText(t, error.code, error.message);
+  return createElement(
+    document,
+    'p',
+    { class: 'hal-failure', role: 'alert', 'data-error-code': error.code, title: shown.raw },
+    [`${t('conn_last_error')}: ${shown.text}`],
+  );
+}
+
 function takesClientSecret(connection: Connection, providers: readonly ProviderPresetView[]): boolean {
   if (connection.auth !== 'oauth') return false;
   return providers.find((preset) => preset.id === connection.provider)?.oauthPreset !== 'openrouter';
@@ -110,12 +134,18 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
 
   function report(error: unknown): void {
     status.classList.add('hal-error');
-    status.textContent = error instanceof PanelHttpError ? `${error.message} (${error.code})` : String(error);
-    if (error instanceof PanelHttpError) status.dataset.errorCode = error.code;
+    // The code's sentence in the reader's language; the server's English message stays in the title (bug reports).
+    if (error instanceof PanelHttpError) {
+      const shown = errorText(t, error.code, error.message);
+      status.textContent = shown.text;
+      status.title = shown.raw;
+      status.dataset.errorCode = error.code;
+    } else status.textContent = String(error);
   }
   function say(text: string, ...extra: Node[]): void {
     status.classList.remove('hal-error');
     delete status.dataset.errorCode;
+    status.removeAttribute('title');
     status.replaceChildren(text, ...extra);
   }
   const statusText = (connection: Connection) => t(`status_${connection.status}`);
@@ -134,8 +164,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
     if (connection.auth === 'oauth') buttons.push(button('oauth', t('conn_oauth_login')));
     if (connection.auth === 'cli') buttons.push(button('login', t('cli_log_in')));
     buttons.push(button('delete', t('conn_delete'), { class: 'hal-danger' }));
-    const provider =
-      list.providers.find((preset) => preset.id === connection.provider)?.label ?? connection.provider;
+    const provider = providerName(t, list.providers, connection.provider);
     const tools =
       connection.tools.preset === 'custom'
         ? t('conn_tools_count', { count: connection.tools.enabled.length })
@@ -175,11 +204,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
             createElement(document, 'dd', attributes ?? {}, [value]),
           ]),
         ),
-        connection.lastError
-          ? createElement(document, 'p', { class: 'hal-failure', role: 'alert' }, [
-              `${t('conn_last_error')}: ${connection.lastError.message} (${connection.lastError.code})`,
-            ])
-          : null,
+        connection.lastError ? lastErrorLine(document, t, connection.lastError) : null,
         createElement(document, 'div', { class: 'hal-conn-buttons' }, buttons),
       ],
     );

@@ -1,4 +1,5 @@
 import type { Connection, Room } from '@hal-ai/spec';
+import { errorText } from './i18n/index.js';
 import { PanelHttpError } from './panel-api.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
@@ -19,10 +20,6 @@ export interface StatusBarSettings {
   refresh: () => unknown;
   /** Starts a new conversation in the room. */
   onReset: () => void;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof PanelHttpError ? `${error.code}: ${error.message}` : String(error);
 }
 
 function modelPicker(settings: StatusBarSettings, connection: Connection, say: (error: unknown) => void) {
@@ -122,9 +119,14 @@ export function renderStatusBar(settings: StatusBarSettings): Node[] {
   const { document, t } = dialogs;
   const note = createElement(document, 'span', { class: 'hal-status-note', role: 'status' });
   const say = (error: unknown) => {
-    note.textContent = errorText(error);
+    // The code's sentence in the reader's language; the server's English message stays in the title (bug reports).
+    if (error instanceof PanelHttpError) {
+      const shown = errorText(t, error.code, error.message);
+      note.textContent = shown.text;
+      note.title = shown.raw;
+      note.dataset.errorCode = error.code;
+    } else note.textContent = String(error);
     note.classList.add('hal-error');
-    if (error instanceof PanelHttpError) note.dataset.errorCode = error.code;
   };
   const parts: Node[] = [];
   if (connection && connection.status !== 'active') {

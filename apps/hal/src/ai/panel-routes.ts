@@ -112,6 +112,29 @@ export async function writePanelPrefs(
   }
 }
 
+/**
+ * The language an operator saved, or `null` when they never chose one: a page outside the console frame (the
+ * OAuth popup) then follows the browser's `Accept-Language` instead of the default.
+ */
+export async function readSavedLocale(
+  deps: Pick<PanelRouteDeps, 'db'>,
+  operatorId: string,
+): Promise<Locale | null> {
+  const row = await deps.db
+    .selectFrom('operator_prefs')
+    .select('value')
+    .where('operator_id', '=', operatorId)
+    .where('key', '=', PREF_KEYS.locale)
+    .executeTakeFirst();
+  if (!row) return null;
+  try {
+    const value: unknown = JSON.parse(row.value);
+    return isLocale(value) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
 /** One operator's panel preferences (defaults for what they never changed). */
 export async function readPanelPrefs(
   deps: Pick<PanelRouteDeps, 'db'>,

@@ -22,9 +22,12 @@ export {
   MESSAGES,
   translate,
 } from './i18n-catalogue.js';
+export type { ErrorText } from './i18n-error-text.js';
+export { errorText } from './i18n-error-text.js';
 export type { FormatterSettings, LocaleFormatters } from './i18n-format.js';
 export { createFormatters, MISSING } from './i18n-format.js';
 export type { Locale } from './i18n-locale.js';
 export { DEFAULT_LOCALE, isLocale, LOCALES, negotiateLocale, resolveLocale } from './i18n-locale.js';
 export { CONSOLE_MESSAGES } from './messages-console.js';
+export type { NoticeCode } from './messages-console-notices.js';
 export { PANEL_MESSAGES } from './messages-panel.js';

@@ -3,9 +3,17 @@
 /**
  * The console pages' messages (`/ops/*`, the login page and the connections screen), one table per language.
  * Keys are flat snake_case with a page prefix (`nav_`, `jobs_`, …); `{name}` marks a placeholder. `en`
- * `satisfies` the Korean table's keys, so a key missing or extra in either language is a compile error.
+ * `satisfies` the Korean table's keys, so a key missing or extra in either language is a compile error. The
+ * success notices, the error codes' sentences and the provider guides live in their own files and are merged here.
  */
+import { CONSOLE_CONNECTION_MESSAGES } from './messages-console-connections.js';
+import { CONSOLE_ERROR_MESSAGES } from './messages-console-errors.js';
+import { CONSOLE_NOTICE_MESSAGES } from './messages-console-notices.js';
+
 const ko = {
+  ...CONSOLE_NOTICE_MESSAGES.ko,
+  ...CONSOLE_ERROR_MESSAGES.ko,
+  ...CONSOLE_CONNECTION_MESSAGES.ko,
   // ---- frame ----
   brand: 'HAL',
   nav_label: '콘솔 메뉴',
@@ -301,8 +309,6 @@ const ko = {
   conn_oauth_client_secret: '클라이언트 시크릿',
   conn_oauth_scopes: '스코프 (공백으로 구분)',
   conn_oauth_no_client: '클라이언트 등록이 필요 없습니다: OpenRouter가 HAL용 키를 발급합니다.',
-  conn_oauth_google:
-    'Google 엔드포인트와 스코프는 미리 설정되어 있습니다. 클라이언트 ID와 시크릿만 입력하세요.',
   conn_unchanged: '비워 두면 그대로',
   conn_guide: '설정 안내',
   conn_callback_url: 'OAuth 콜백 URL',
@@ -349,6 +355,9 @@ const ko = {
 } as const satisfies Record<string, string>;
 
 const en = {
+  ...CONSOLE_NOTICE_MESSAGES.en,
+  ...CONSOLE_ERROR_MESSAGES.en,
+  ...CONSOLE_CONNECTION_MESSAGES.en,
   brand: 'HAL',
   nav_label: 'Console menu',
   nav_overview: 'Overview',
@@ -628,7 +637,6 @@ const en = {
   conn_oauth_client_secret: 'Client secret',
   conn_oauth_scopes: 'Scopes (separated by spaces)',
   conn_oauth_no_client: 'No client registration needed: OpenRouter issues a key for HAL.',
-  conn_oauth_google: "Google's endpoints and scopes are preset: enter the client id and secret only.",
   conn_unchanged: 'leave empty to keep',
   conn_guide: 'Setup guide',
   conn_callback_url: 'OAuth callback URL',

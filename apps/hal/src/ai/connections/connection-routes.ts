@@ -1,5 +1,6 @@
 import { HAL_ERROR_STATUS } from '@hal-ai/spec';
 import type { ToolRegistry } from '@hal-ai/tools';
+import { createTranslator, errorText, type MessageKey } from '@hal-ai/ui-panel/i18n';
 import { type Context, Hono } from 'hono';
 import { parseInput } from '../../domain/core/core-support.js';
 import type { AppEnv } from '../../platform/http/env.js';
@@ -9,10 +10,12 @@ import { type PublicOriginConfig, publicOrigin } from '../../platform/http/publi
 import { type RequireRecentDeps, requireRecent } from '../../platform/http/require-recent.js';
 import { allowOpenerFromCallback } from '../../platform/http/security-headers.js';
 import type { Logger } from '../../platform/logger.js';
+import type { PanelRouteDeps } from '../panel-routes.js';
 import { HAL_TOOL_NAMES, HAL_TOOL_TIERS } from '../tools/index.js';
 import { createConnectionSchema, replaceSecretSchema, updateConnectionSchema } from './connection-schemas.js';
 import type { ConnectionManager } from './connection-service.js';
 import { widensTools } from './connection-tool-widening.js';
+import { callbackLocale, type OAuthCallbackResult, renderOAuthCallbackPage } from './oauth-callback-page.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -130,42 +133,6 @@ export function createConnectionRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> 
   return routes;
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(
-    /[&<>"']/g,
-    (character) =>
-      ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character] ?? character,
-  );
-}
-
-function callbackPage(result: {
-  ok: boolean;
-  connectionId: string | null;
-  status: string | null;
-  code: string | null;
-  message: string;
-}): string {
-  const attributes = [
-    ['data-ok', String(result.ok)],
-    ['data-connection-id', result.connectionId ?? ''],
-    ['data-status', result.status ?? ''],
-    ['data-code', result.code ?? ''],
-    ['data-message', result.message],
-  ]
-    .map(([name, value]) => `${name}="${escapeHtml(value ?? '')}"`)
-    .join(' ');
-  return `<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>HAL — OAuth login</title>
-<script src="${OAUTH_CALLBACK_SCRIPT_PATH}" defer></script></head>
-<body><main id="hal-oauth-result" ${attributes}>
-<h1>${result.ok ? 'Login complete' : 'Login failed'}</h1>
-<p>${escapeHtml(result.message)}</p>
-<p>You can close this window.</p>
-</main></body>
-</html>`;
-}
-
 /** Reports the result to the window that opened the popup (same origin only) and closes it. */
 const CALLBACK_SCRIPT = `(() => {
   const result = document.getElementById('hal-oauth-result');
@@ -194,7 +161,9 @@ const CALLBACK_SCRIPT = `(() => {
  * @example
  * app.route('/ops/ai/oauth', createOAuthCallbackRoutes(deps));
  */
-export function createOAuthCallbackRoutes(deps: ConnectionRouteDeps): Hono<AppEnv> {
+export function createOAuthCallbackRoutes(
+  deps: ConnectionRouteDeps & Pick<PanelRouteDeps, 'db'>,
+): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
   routes.get('/callback.js', (c) => {
@@ -212,18 +181,33 @@ export function createOAuthCallbackRoutes(deps: ConnectionRouteDeps): Hono<AppEn
       state: c.req.query('state'),
       error: c.req.query('error'),
     };
+    // The operator's language (the popup is part of their console); the data attributes stay as they were.
+    const locale = await callbackLocale(c, deps);
+    const t = createTranslator(locale);
+    const page = (result: OAuthCallbackResult) =>
+      renderOAuthCallbackPage(locale, OAUTH_CALLBACK_SCRIPT_PATH, result);
     try {
       const connection = await connectionsOf(deps).completeOAuth(query, c.get('operator'));
+      const failure = connection.lastError;
       return c.html(
-        callbackPage({
+        page({
           ok: true,
           connectionId: connection.id,
           status: connection.status,
-          code: connection.lastError?.code ?? null,
+          code: failure?.code ?? null,
           message:
             connection.status === 'active'
               ? `${connection.name} is connected.`
-              : `${connection.name}: ${connection.lastError?.message ?? connection.status}`,
+              : `${connection.name}: ${failure?.message ?? connection.status}`,
+          shown:
+            connection.status === 'active'
+              ? t('oauth_page_connected', { name: connection.name })
+              : t('oauth_page_status', {
+                  name: connection.name,
+                  status: failure
+                    ? errorText(t, failure.code, failure.message).text
+                    : t(`status_${connection.status}` as MessageKey),
+                }),
         }),
       );
     } catch (error) {
@@ -232,13 +216,15 @@ export function createOAuthCallbackRoutes(deps: ConnectionRouteDeps): Hono<AppEn
         deps.logger.error({ err: error }, 'oauth callback failed');
       }
       const status = HAL_ERROR_STATUS[halError.code] ?? 502;
+      const message = halError.code === 'internal_error' ? 'Internal error' : halError.message;
       return c.html(
-        callbackPage({
+        page({
           ok: false,
           connectionId: null,
           status: null,
           code: halError.code,
-          message: halError.code === 'internal_error' ? 'Internal error' : halError.message,
+          message,
+          shown: errorText(t, halError.code, message).text,
         }),
         status as 400,
       );

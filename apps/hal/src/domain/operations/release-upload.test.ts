@@ -269,7 +269,9 @@ describe('release upload from the console form', () => {
 
     const again = await form({ ...fields, _password: t.password });
     expect(again.status).toBe(303);
-    expect(again.headers.get('location')).toMatch(/^\/ops\/releases\?notice=Registered%20portal%405.0.0/);
+    expect(again.headers.get('location')).toMatch(
+      /^\/ops\/releases\?notice=release_registered&notice.module=portal&notice.version=5.0.0&notice.sig=/,
+    );
     expect((await core().releases.list()).releases.map((r) => r.version)).toEqual(['5.0.0']);
     // Re-authenticating replaced the session cookie (the CSRF token stays the session's).
     session = { ...session, cookie: sessionCookieFrom(again) as string };

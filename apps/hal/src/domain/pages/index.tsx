@@ -14,6 +14,7 @@ import { readConsoleCss, readPageAsset } from './pages-assets.js';
 import { publicError } from './pages-format.js';
 import type { Section } from './pages-layout.js';
 import { operatorPageText, type PageText } from './pages-locale.js';
+import { readNotice } from './pages-notice.js';
 import { registerOperations } from './pages-operations.js';
 import {
   AiView,
@@ -56,7 +57,7 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
   function page(titleKey: MessageKey, section: Section, build: (c: Ctx) => Promise<Child>) {
     const title = (text: PageText) => text.t(titleKey);
     return async (c: Ctx) => {
-      const notice = query(c, 'notice')?.slice(0, 300);
+      const notice = readNotice(c);
       try {
         return renderPage(c, deps, { title, section, notice }, await build(c));
       } catch (error) {

@@ -530,9 +530,3 @@ export function pageUploadAction(deps: PageDeps, definition: PageUpload) {
     }
   };
 }
-
-/** A notice carried through a redirect (`?notice=`), shown once on the next page. */
-export function withNotice(location: string, notice: string): string {
-  const separator = location.includes('?') ? '&' : '?';
-  return `${location}${separator}notice=${encodeURIComponent(notice)}`;
-}

@@ -1,10 +1,11 @@
 import type { HalError } from '@hal-ai/spec';
-import { LOCALES, type MessageKey } from '@hal-ai/ui-panel/i18n';
+import { errorText, LOCALES, type MessageKey } from '@hal-ai/ui-panel/i18n';
 import type { Child } from 'hono/jsx';
 import { CSRF_FIELD } from '../../platform/http/csrf.js';
 import type { Operator } from '../../platform/http/env.js';
 import { errorIssues } from './pages-format.js';
 import { usePageText } from './pages-locale.js';
+import { type Notice, noticeText } from './pages-notice.js';
 
 /** The console's sections, in menu order: `[path, label key]` (one language at a time). */
 export const NAV_ITEMS = [
@@ -27,8 +28,8 @@ export interface PageFrame {
   section: Section;
   operator: Operator;
   csrfToken: string;
-  /** A one-line success note (e.g. after a redirect). */
-  notice?: string | undefined;
+  /** A one-line success notice after an action's redirect: a catalogue code, said in the page's language. */
+  notice?: Notice | undefined;
   /** The `maintenance.banner` setting, shown on every page when not empty. */
   banner?: string | undefined;
   /** An error to show above the content, with its code. */
@@ -53,14 +54,25 @@ export function HiddenFields(props: { fields: Record<string, string> }) {
   );
 }
 
-/** An error as a readable message with its stable code (and field issues), never a stack trace. */
+/**
+ * An error as a readable sentence in the page's language with its stable code (and field issues), never a stack
+ * trace. The server's own message (English, for developers) stays one click away for a bug report.
+ */
 export function ErrorBox(props: { error: HalError }) {
+  const { t } = usePageText();
   const issues = errorIssues(props.error);
+  const { text } = errorText(t, props.error.code, props.error.message);
   return (
-    <div class="alert alert-error" role="alert">
+    <div class="alert alert-error" role="alert" data-error-code={props.error.code}>
       <p>
-        <strong>{props.error.message}</strong> <code class="code">{props.error.code}</code>
+        <strong>{text}</strong> <code class="code">{props.error.code}</code>
       </p>
+      {text !== props.error.message ? (
+        <details class="error-raw">
+          <summary>{t('errors_raw')}</summary>
+          <p>{props.error.message}</p>
+        </details>
+      ) : null}
       {issues.length > 0 && (
         <ul>
           {issues.map((issue) => (
@@ -200,8 +212,8 @@ export function Layout(props: PageFrame & { children?: Child }) {
             ) : null}
             <h1>{props.title}</h1>
             {props.notice ? (
-              <p class="alert alert-ok" role="status">
-                {props.notice}
+              <p class="alert alert-ok" role="status" data-notice={props.notice.code}>
+                {noticeText(t, props.notice)}
               </p>
             ) : null}
             {props.error ? <ErrorBox error={props.error} /> : null}

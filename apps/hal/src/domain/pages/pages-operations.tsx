@@ -17,8 +17,9 @@ import {
   type OperationNamed,
 } from '../operations/operation-registry.js';
 import { ARTIFACT_FIELD, receiveReleaseUpload } from '../operations/release-upload.js';
-import { type PageDeps, pageAction, pageUploadAction, withNotice } from './pages-actions.js';
+import { type PageDeps, pageAction, pageUploadAction } from './pages-actions.js';
 import type { Section } from './pages-layout.js';
+import { type NoticeRedirect, noticeLocation, withNotice } from './pages-notice.js';
 import { AgentTokenView } from './pages-views.js';
 
 type Ctx = Context<AppEnv>;
@@ -41,11 +42,11 @@ interface OperationForm<N extends OperationName> {
     fields: Record<string, string>,
     core: HalCore,
   ): Promise<Record<string, unknown>> | Record<string, unknown>;
-  /** Where the browser goes next (with a notice), or a page to show instead (a token shown once). */
+  /** Where the browser goes next (with a notice code), or a page to show instead (a token shown once). */
   done(
     result: OperationResult<OperationNamed<N>>,
     args: OperationArgs<OperationNamed<N>>,
-  ): string | { body: Child };
+  ): NoticeRedirect | { body: Child };
   /** Fields that carry a secret: never written back into a page (see `PageAction.secretFields`). */
   secretFields?: string[];
   /** The multipart release upload instead of a urlencoded form. */
@@ -72,20 +73,21 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
     title: 'op_server_create',
     section: '/ops/servers',
     fields: (fields) => pick(fields, ['name', 'role']),
-    done: ({ server }) => withNotice('/ops/servers', `Registered ${server.name} (pending approval)`),
+    done: ({ server }) => withNotice('/ops/servers', 'server_registered', { name: server.name }),
   },
   'server.approve': {
     path: '/servers/:id/approve',
     title: 'op_server_approve',
     section: '/ops/servers',
-    done: ({ server }) => withNotice('/ops/servers', `Approved ${server.name}`),
+    done: ({ server }) => withNotice('/ops/servers', 'server_approved', { name: server.name }),
   },
   'server.maintenance': {
     path: '/servers/:id/maintenance',
     title: 'op_server_maintenance',
     section: '/ops/servers',
     fields: (fields) => ({ on: fields.on === 'true' }),
-    done: ({ server }) => withNotice('/ops/servers', `${server.name} is ${server.state}`),
+    done: ({ server }) =>
+      withNotice('/ops/servers', 'server_maintenance', { name: server.name, state: server.state }),
   },
   'server.agent_token': {
     path: '/servers/:id/agent-token',
@@ -101,47 +103,55 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
     title: 'op_server_isolate',
     section: '/ops/servers',
     fields: (fields) => pick(fields, ['reason']),
-    done: ({ server }) => withNotice('/ops/servers', `Isolated ${server.name}`),
+    done: ({ server }) => withNotice('/ops/servers', 'server_isolated', { name: server.name }),
   },
   'server.delete': {
     path: '/servers/:id/delete',
     title: 'op_server_delete',
     section: '/ops/servers',
-    done: ({ server }) => withNotice('/ops/servers', `Deleted ${server.name}`),
+    done: ({ server }) => withNotice('/ops/servers', 'server_deleted', { name: server.name }),
   },
   'release.register': {
     path: '/releases',
     title: 'op_release_upload',
     section: '/ops/releases',
     upload: true,
-    done: ({ release }) => withNotice('/ops/releases', `Registered ${release.module}@${release.version}`),
+    done: ({ release }) =>
+      withNotice('/ops/releases', 'release_registered', {
+        module: release.module,
+        version: release.version,
+      }),
   },
   'release.approve': {
     path: '/releases/:id/approve',
     title: 'op_release_approve',
     section: '/ops/releases',
-    done: ({ release }) => withNotice('/ops/releases', `Approved ${release.module}@${release.version}`),
+    done: ({ release }) =>
+      withNotice('/ops/releases', 'release_approved', {
+        module: release.module,
+        version: release.version,
+      }),
   },
   'deploy.request': {
     path: '/deployments',
     title: 'op_deploy',
     section: '/ops/releases',
     fields: (fields) => pick(fields, ['module', 'version', 'serverId'], ['reason']),
-    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Deploy job ${job.id} queued`),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, 'deploy_queued', { id: job.id }),
   },
   'deploy.rollback': {
     path: '/deployments/rollback',
     title: 'op_rollback',
     section: '/ops/releases',
     fields: (fields) => pick(fields, ['module', 'serverId'], ['reason']),
-    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Rollback job ${job.id} queued`),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, 'rollback_queued', { id: job.id }),
   },
   'deploy.reconcile': {
     path: '/deployments/reconcile',
     title: 'op_reconcile',
     section: '/ops/releases',
     fields: (fields) => pick(fields, [], ['serverId', 'reason']),
-    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Reconcile job ${job.id} queued`),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, 'reconcile_queued', { id: job.id }),
   },
   'module.health': {
     none: 'the console shows module health on the server page; a check is asked through the JSON API or a model',
@@ -152,34 +162,34 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
     section: '/ops/jobs',
     fields: (fields) => pick(fields, [], ['reason']),
     done: ({ job }, args) =>
-      withNotice(`/ops/jobs/${job.id}`, `${args.action}: job ${job.id} is ${job.state}`),
+      withNotice(`/ops/jobs/${job.id}`, `job_${args.action}`, { id: job.id, state: job.state }),
   },
   'job.revert': {
     path: '/jobs/:id/revert',
     title: 'op_job_revert',
     section: '/ops/jobs',
     fields: (fields) => pick(fields, [], ['reason']),
-    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Revert job ${job.id} queued`),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, 'revert_queued', { id: job.id }),
   },
   'incident.open': {
     path: '/incidents',
     title: 'op_incident_open',
     section: '/ops/incidents',
     fields: (fields) => pick(fields, ['key', 'title', 'severity'], ['detail']),
-    done: ({ incident }) => withNotice('/ops/incidents', `Opened ${incident.key}`),
+    done: ({ incident }) => withNotice('/ops/incidents', 'incident_opened', { key: incident.key }),
   },
   'incident.resolve': {
     path: '/incidents/:id/resolve',
     title: 'op_incident_resolve',
     section: '/ops/incidents',
     fields: (fields) => pick(fields, ['resolution']),
-    done: ({ incident }) => withNotice('/ops/incidents', `Resolved ${incident.key}`),
+    done: ({ incident }) => withNotice('/ops/incidents', 'incident_resolved', { key: incident.key }),
   },
   'dr.snapshot': {
     path: '/dr/snapshots',
     title: 'op_dr_snapshot',
     section: '/ops',
-    done: () => withNotice('/ops', 'DR snapshot written'),
+    done: () => withNotice('/ops', 'dr_snapshot'),
   },
   'settings.set': {
     path: '/settings',
@@ -194,7 +204,7 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
         value: coerceSetting(definition?.type, fields.unset === 'true' ? null : (fields.value ?? '')),
       };
     },
-    done: ({ setting }) => withNotice('/ops/settings', `Set ${setting.key}`),
+    done: ({ setting }) => withNotice('/ops/settings', 'setting_set', { key: setting.key }),
   },
   'settings.secret_set': {
     path: '/settings/secret',
@@ -206,20 +216,22 @@ export const OPERATION_FORMS: { [N in OperationName]: OperationForm<N> | NoFace 
       value: fields.unset === 'true' ? null : (fields.value ?? ''),
     }),
     done: ({ setting }) =>
-      withNotice('/ops/settings', `${setting.key} is ${setting.value === null ? 'not set' : 'set'}`),
+      withNotice('/ops/settings', setting.value === null ? 'secret_unset' : 'secret_set', {
+        key: setting.key,
+      }),
   },
   'settings.apply': {
     path: '/settings/apply',
     title: 'op_settings_apply',
     section: '/ops/settings',
     fields: (fields) => pick(fields, [], ['serverId']),
-    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, `Settings apply job ${job.id} queued`),
+    done: ({ job }) => withNotice(`/ops/jobs/${job.id}`, 'settings_apply_queued', { id: job.id }),
   },
 };
 
 /** The type-erased form a registration loop holds (each entry was checked against its operation above). */
 type AnyOperationForm = Omit<OperationForm<OperationName>, 'done'> & {
-  done(result: unknown, args: unknown): string | { body: Child };
+  done(result: unknown, args: unknown): NoticeRedirect | { body: Child };
 };
 
 /**
@@ -252,7 +264,7 @@ function operationForm(operation: AnyOperation, face: AnyOperationForm, deps: Pa
           beforeFile,
         });
         const outcome = face.done(result, {});
-        return typeof outcome === 'string' ? outcome : face.section;
+        return 'location' in outcome ? noticeLocation(c, outcome) : face.section;
       },
     });
   }
@@ -269,7 +281,8 @@ function operationForm(operation: AnyOperation, face: AnyOperationForm, deps: Pa
       : {}),
     run: async (args, c) => {
       if (operation.tier === 'write') await operation.refuse?.(core(), args);
-      return face.done(await operation.execute(core(), actor(c), args), args);
+      const outcome = face.done(await operation.execute(core(), actor(c), args), args);
+      return 'location' in outcome ? noticeLocation(c, outcome) : outcome;
     },
   });
 }

@@ -1,0 +1,24 @@
+import { isMessageKey, type Translator } from './i18n-catalogue.js';
+
+/** An error as a reader sees it: the sentence in their language, and the server's own words for a bug report. */
+export interface ErrorText {
+  /** The catalogue's sentence for the code, or the server's message when this version has none for it. */
+  text: string;
+  /** The server's message and code as it sent them (`message (code)`), for a title or a details line. */
+  raw: string;
+}
+
+/**
+ * What to show for a stable error code (SPEC §12): the catalogue's `error_<code>` sentence in the reader's
+ * language, since the server's message is English and written for developers. A code this version does not
+ * know shows the server's message, so nothing is hidden.
+ *
+ * @example
+ * errorText(createTranslator('ko'), 'release_exists', 'release portal@1.0.0 exists');
+ * // { text: '같은 버전의 릴리스가 이미 있습니다.', raw: 'release portal@1.0.0 exists (release_exists)' }
+ */
+export function errorText(t: Translator, code: string, message: string): ErrorText {
+  const key = `error_${code}`;
+  const raw = message ? `${message} (${code})` : code;
+  return { text: isMessageKey(key) ? t(key) : message || code, raw };
+}
