@@ -3,6 +3,8 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { makeArtifact } from '../../src/domain/core/core.test-support.js';
 import {
+  type ApiCall,
+  apiSession,
   BROWSER_TEST_TIMEOUT_MS,
   CHROMIUM,
   createTempDirs,
@@ -16,7 +18,8 @@ import {
 const hasChromium = fs.existsSync(CHROMIUM);
 
 // Issue #16 point 3 (gaps an audit found), in a real browser against a real `hal serve`: the release upload that
-// follows the re-auth prompt shows its progress like the first one.
+// follows the re-auth prompt shows its progress like the first one; the job list follows its queued and running
+// jobs live (one mechanism with the job page), and a paused job resumed elsewhere comes back live.
 vi.setConfig({ testTimeout: BROWSER_TEST_TIMEOUT_MS });
 
 /** The page goes away when an upload ends: what its progress bar showed is kept in sessionStorage. */
@@ -88,5 +91,116 @@ describe.skipIf(!hasChromium)('release upload after the re-auth prompt', () => {
     }));
     expect(seen.shown).toBe('true');
     expect(seen.sent).toBeGreaterThan(0);
+  });
+});
+
+describe.skipIf(!hasChromium)('job lists that follow their jobs live', () => {
+  let hal: RunningHal;
+  let call: ApiCall;
+  let context: BrowserContext;
+  let page: Page;
+  let serverId: string;
+  let agent: Record<string, string>;
+  const temp = createTempDirs();
+
+  beforeAll(async () => {
+    hal = await startHal(ensureBuilt(), temp.make('hal-polish-jobs-'));
+    call = await apiSession(hal.url, hal.password);
+    ({ context, page } = await launchChromium(temp.make('hal-polish-jobs-chromium-')));
+    await signIn(page, hal);
+    const created = await call<{ server: { id: string } }>('POST', '/ops/api/hal/servers', {
+      name: 'app-1',
+      role: 'app',
+    });
+    serverId = created.body.server.id;
+    expect((await call('POST', `/ops/api/hal/servers/${serverId}/approve`)).status).toBe(200);
+    const issued = await call<{ token: string }>('POST', `/ops/api/hal/servers/${serverId}/agent-token`);
+    agent = { authorization: `Bearer ${issued.body.token}` };
+  }, 600_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => undefined);
+    await hal?.stop();
+    temp.remove();
+  });
+
+  async function queueHealth(): Promise<string> {
+    const queued = await call<{ job: { id: string } }>('POST', '/ops/api/hal/deployments/health', {
+      serverId,
+      module: 'portal',
+    });
+    expect(queued.status).toBe(202);
+    return queued.body.job.id;
+  }
+
+  /** The test is the server's agent: it takes the next command and later answers it. */
+  async function takeCommand(): Promise<string> {
+    const next = await fetch(`${hal.url}/agent/api/next?waitS=20`, { headers: agent });
+    const { command } = (await next.json()) as { command: { id: string; op: string } };
+    expect(command.op).toBe('health');
+    return command.id;
+  }
+
+  async function answer(commandId: string): Promise<void> {
+    const answered = await fetch(`${hal.url}/agent/api/results/${commandId}`, {
+      method: 'POST',
+      headers: { ...agent, 'content-type': 'application/json' },
+      body: JSON.stringify({ ok: true, result: { ok: true, detail: 'portal answers' }, logs: [] }),
+    });
+    expect(answered.status).toBe(204);
+  }
+
+  async function markPage(): Promise<void> {
+    // A reload would drop this mark: the page must change under it.
+    await page.evaluate(() => {
+      (window as unknown as { halSamePage: boolean }).halSamePage = true;
+    });
+  }
+
+  async function samePage(): Promise<boolean | undefined> {
+    return page.evaluate(() => (window as unknown as { halSamePage?: boolean }).halSamePage);
+  }
+
+  it("updates a running job's row on the jobs page without a reload, until it settles", async () => {
+    const jobId = await queueHealth();
+    await page.goto(`${hal.url}/ops/jobs`);
+    const row = page.locator(`tr[data-job-id="${jobId}"]`);
+    await expect(row.getAttribute('data-job-state')).resolves.toMatch(/^(queued|running)$/);
+    await expect(page.locator('[data-live-part][data-job-live]').count()).resolves.toBe(1);
+    await markPage();
+    const commandId = await takeCommand();
+    await page.locator(`tr[data-job-id="${jobId}"][data-job-state=running]`).waitFor({ timeout: 20_000 });
+    await answer(commandId);
+    await page.locator(`tr[data-job-id="${jobId}"][data-job-state=succeeded]`).waitFor({ timeout: 20_000 });
+    await page.waitForFunction(() => document.documentElement.dataset.jobSettled === 'true', null, {
+      timeout: 20_000,
+    });
+    await expect(page.locator('[data-job-live]').count()).resolves.toBe(0);
+    await expect(samePage()).resolves.toBe(true);
+  });
+
+  it('comes back to live when a paused job is resumed elsewhere', async () => {
+    // Two health checks hold the runner (two at a time) while they wait for the agent: a third stays queued, and
+    // stopping a queued job pauses it at once.
+    const holding = [await queueHealth(), await queueHealth()];
+    const jobId = await queueHealth();
+    const state = async (id: string) =>
+      (await call<{ job: { state: string } }>('GET', `/ops/api/hal/jobs/${id}`)).body.job.state;
+    await expect
+      .poll(() => Promise.all(holding.map(state)), { timeout: 20_000 })
+      .toEqual(['running', 'running']);
+    expect(await state(jobId)).toBe('queued');
+    expect((await call('POST', `/ops/api/hal/jobs/${jobId}/stop`, { reason: 'hold' })).status).toBe(200);
+    await page.goto(`${hal.url}/ops/jobs/${encodeURIComponent(jobId)}`);
+    await expect(page.locator('[data-job-state]').getAttribute('data-job-state')).resolves.toBe('paused');
+    await expect(page.locator('[data-job-live]').count()).resolves.toBe(0);
+    await markPage();
+    // Resumed from another session (the API here): the page picks it up and follows it to the end.
+    expect((await call('POST', `/ops/api/hal/jobs/${jobId}/resume`, { reason: 'go' })).status).toBe(200);
+    await page.locator('[data-job-live] [data-job-state=queued]').waitFor({ timeout: 20_000 });
+    for (let n = 0; n < 3; n += 1) await answer(await takeCommand());
+    await page.locator('[data-job-state=succeeded]').waitFor({ timeout: 20_000 });
+    await expect(page.locator('[data-job-live]').count()).resolves.toBe(0);
+    await expect(samePage()).resolves.toBe(true);
   });
 });
