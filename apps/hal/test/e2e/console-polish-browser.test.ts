@@ -1,6 +1,9 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { translate } from '@hal-ai/ui-panel/i18n';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { installFakeLoginCli } from '../../src/ai/shell/shell-fake-cli.test-support.js';
 import { makeArtifact } from '../../src/domain/core/core.test-support.js';
 import {
   type ApiCall,
@@ -208,5 +211,58 @@ describe.skipIf(!hasChromium)('job lists that follow their jobs live', () => {
     await page.locator('[data-job-state=succeeded]').waitFor({ timeout: 20_000 });
     await expect(page.locator('[data-job-live]').count()).resolves.toBe(0);
     await expect(samePage()).resolves.toBe(true);
+  });
+});
+
+describe.skipIf(!hasChromium)('the discovered-CLI card', () => {
+  let hal: RunningHal;
+  let context: BrowserContext;
+  let page: Page;
+  const temp = createTempDirs();
+  let notExecutable: string;
+
+  beforeAll(async () => {
+    const bin = temp.make('hal-polish-cli-bin-');
+    const claude = installFakeLoginCli(bin, 'claude', { code: 'c0de' });
+    // The default model comes from Claude Code's own settings in HAL's home.
+    const home = temp.make('hal-polish-cli-home-');
+    fs.mkdirSync(path.join(home, '.claude'));
+    fs.writeFileSync(path.join(home, '.claude', 'settings.json'), JSON.stringify({ model: 'opus' }));
+    // A codex that is not there: its check fails, and the card says why.
+    notExecutable = path.join(bin, 'codex-not-executable');
+    fs.writeFileSync(notExecutable, 'not a program', { mode: 0o644 });
+    hal = await startHal(ensureBuilt(), temp.make('hal-polish-cli-data-'), {
+      CLAUDE_BIN: claude.file,
+      CODEX_BIN: notExecutable,
+      HOME: home,
+      LANG: 'C.UTF-8',
+    });
+    ({ context, page } = await launchChromium(temp.make('hal-polish-cli-chromium-')));
+    await signIn(page, hal);
+  }, 600_000);
+
+  afterAll(async () => {
+    await context?.close().catch(() => undefined);
+    await hal?.stop();
+    temp.remove();
+  });
+
+  it('shows the exact login command in <code> inside a catalogue sentence, the default model and the error', async () => {
+    await page.goto(`${hal.url}/ops/ai`);
+    await page.waitForSelector('.hal-cli-list[data-ready=true]', { timeout: 30_000 });
+    const claude = page.locator('.hal-cli-card[data-cli=claude]');
+    await expect(claude.locator('[data-cli-model]').textContent()).resolves.toBe('opus');
+    // Only the command is code: no English sentence, no backticks.
+    await expect(claude.locator('code[data-cli-command]').textContent()).resolves.toBe('claude auth login');
+    const sentence = await claude
+      .locator('code[data-cli-command]')
+      .evaluate((code) => code.parentElement?.textContent);
+    expect(sentence).toBe(`${translate('ko', 'cli_login_command')} claude auth login`);
+    expect(sentence).not.toContain('`');
+    const codex = page.locator('.hal-cli-card[data-cli=codex]');
+    // The check's error (`cli.error`) is shown, after the catalogue's words.
+    await expect(codex.locator('[data-cli-error]').textContent()).resolves.toMatch(
+      new RegExp(`^${translate('ko', 'cli_error')} .*codex`),
+    );
   });
 });
