@@ -9,14 +9,17 @@ export interface CliStatusView {
   version: string | null;
   loggedIn: boolean | null;
   loginHint: string | null;
+  /** The exact login command (`claude auth login`), shown in `<code>` with the catalogue's sentence around it. */
+  loginCommand?: string | null;
   defaultModel: string | null;
   error: string | null;
 }
 
 /**
  * One card per CLI HAL looked for on this server: found or not, its path and version, whether it is
- * logged in, its default model, and — when it is found — a "log in" button that opens the login terminal
- * (`data-act="cli-login"`, `data-tool`). A CLI that is not logged in also shows the exact command.
+ * logged in, its default model, why its check failed (if it did), and — when it is found — a "log in" button that
+ * opens the login terminal (`data-act="cli-login"`, `data-tool`). A CLI that is not logged in also shows the exact
+ * command, in `<code>`, inside a sentence from the catalogue.
  */
 export function renderCliCards(
   document: Document,
@@ -59,9 +62,21 @@ export function renderCliCards(
               ...row(t('cli_default_model'), cli.defaultModel, 'data-cli-model'),
             ])
           : createElement(document, 'p', { class: 'hal-guide' }, [t('cli_install_hint')]),
-        cli.found && cli.loggedIn !== true && cli.loginHint
+        // The sentence is the reader's language; only the command itself is code (never the English hint).
+        cli.found && cli.loggedIn !== true && cli.loginCommand
           ? createElement(document, 'p', { class: 'hal-guide' }, [
-              createElement(document, 'code', { class: 'hal-cli-hint' }, [cli.loginHint]),
+              t('cli_login_command'),
+              ' ',
+              createElement(document, 'code', { class: 'hal-cli-hint', 'data-cli-command': '' }, [
+                cli.loginCommand,
+              ]),
+            ])
+          : null,
+        cli.error
+          ? createElement(document, 'p', { class: 'hal-error', role: 'alert', 'data-cli-error': '' }, [
+              t('cli_error'),
+              ' ',
+              cli.error,
             ])
           : null,
         cli.found

@@ -24,8 +24,14 @@ export const CLI_DEFAULT_MODEL: Readonly<Record<CliTool, string>> = {
   codex: 'gpt-5.5',
 };
 
-/** How to log in, shown to the operator when a CLI reports it is not logged in. */
+/** The exact command that logs a CLI in (the console shows it in `<code>`, with its own sentence around it). */
+export const CLI_LOGIN_COMMAND: Readonly<Record<CliTool, string>> = {
+  claude: 'claude auth login',
+  codex: 'codex login',
+};
+
+/** How to log in, shown to the operator when a CLI reports it is not logged in (logs, `hal doctor`, errors). */
 export const CLI_LOGIN_HINT: Readonly<Record<CliTool, string>> = {
-  claude: 'Log in on the server as the account HAL runs as: `claude auth login`.',
-  codex: 'Log in on the server as the account HAL runs as: `codex login`.',
+  claude: `Log in on the server as the account HAL runs as: \`${CLI_LOGIN_COMMAND.claude}\`.`,
+  codex: `Log in on the server as the account HAL runs as: \`${CLI_LOGIN_COMMAND.codex}\`.`,
 };

@@ -67,6 +67,7 @@ describe('getCliStatus with fake executables', () => {
       version: '0.171.0',
       loggedIn: true,
       loginHint: null,
+      loginCommand: null,
       defaultModel: 'gpt-5.5',
       models: ['gpt-5.5', 'gpt-acct'],
       modelsSource: 'cache',

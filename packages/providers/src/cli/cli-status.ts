@@ -8,7 +8,7 @@ import {
 } from './cli-discovery.js';
 import { clipMessage } from './cli-errors.js';
 import { type CliModelSource, readCliModelList } from './cli-model-list.js';
-import { CLI_LOGIN_HINT } from './cli-models.js';
+import { CLI_LOGIN_COMMAND, CLI_LOGIN_HINT } from './cli-models.js';
 import {
   buildCliEnvironment,
   type CliEnvironmentSettings,
@@ -41,6 +41,8 @@ export interface CliStatus {
   loggedIn: boolean | null;
   /** How to log in; set whenever `loggedIn` is not `true`. */
   loginHint: string | null;
+  /** The exact command that logs it in (no sentence around it); set whenever `loggedIn` is not `true`. */
+  loginCommand: string | null;
   /** The model configured in the CLI's own settings, if any. */
   defaultModel: string | null;
   /** The models the CLI offers (`readCliModelList`): Codex's own cache, Claude Code's aliases. */
@@ -88,6 +90,7 @@ export async function getCliStatus(tool: CliTool, settings: CliStatusSettings = 
     version: null,
     loggedIn: null,
     loginHint: CLI_LOGIN_HINT[tool],
+    loginCommand: CLI_LOGIN_COMMAND[tool],
     defaultModel: null,
     models: [],
     modelsSource: tool === 'claude' ? 'builtin' : 'fallback',
@@ -138,7 +141,10 @@ export async function getCliStatus(tool: CliTool, settings: CliStatusSettings = 
     const text = `${login.stdout}\n${login.stderr}`;
     status.loggedIn = /not logged in/i.test(text) ? false : login.exitCode === 0 ? true : null;
   }
-  if (status.loggedIn === true) status.loginHint = null;
+  if (status.loggedIn === true) {
+    status.loginHint = null;
+    status.loginCommand = null;
+  }
   const list = await readCliModelList(tool, {
     env: cliEnv,
     homedir: cliEnv.HOME ?? home,

@@ -32,7 +32,7 @@ export {
 } from './cli-mcp.js';
 export type { CliModelList, CliModelListSettings, CliModelSource } from './cli-model-list.js';
 export { parseCodexDefaultModel, parseCodexModelsCache, readCliModelList } from './cli-model-list.js';
-export { CLAUDE_CODE_MODELS, CLI_DEFAULT_MODEL, CLI_LOGIN_HINT } from './cli-models.js';
+export { CLAUDE_CODE_MODELS, CLI_DEFAULT_MODEL, CLI_LOGIN_COMMAND, CLI_LOGIN_HINT } from './cli-models.js';
 export type {
   CliEnvironmentSettings,
   CliProcessResult,

@@ -16,6 +16,7 @@ function cli(overrides: Partial<CliStatus>): CliStatus {
     version: '2.1.197',
     loggedIn: true,
     loginHint: null,
+    loginCommand: null,
     defaultModel: null,
     models: ['sonnet'],
     modelsSource: 'builtin',

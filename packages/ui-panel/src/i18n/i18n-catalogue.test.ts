@@ -3,6 +3,7 @@ import { createTranslator, MESSAGES, translate } from './i18n-catalogue.js';
 import { createFormatters } from './i18n-format.js';
 import { LOCALES, negotiateLocale, resolveLocale } from './i18n-locale.js';
 import { CONSOLE_MESSAGES } from './messages-console.js';
+import { CONSOLE_POLISH_MESSAGES } from './messages-console-polish.js';
 import { PANEL_MESSAGES } from './messages-panel.js';
 
 describe('the message catalogue', () => {
@@ -11,10 +12,15 @@ describe('the message catalogue', () => {
     const panelKeys = Object.keys(PANEL_MESSAGES.ko);
     expect(Object.keys(CONSOLE_MESSAGES.en).sort()).toEqual([...consoleKeys].sort());
     expect(Object.keys(PANEL_MESSAGES.en).sort()).toEqual([...panelKeys].sort());
+    const polishKeys = Object.keys(CONSOLE_POLISH_MESSAGES.ko);
+    expect(Object.keys(CONSOLE_POLISH_MESSAGES.en).sort()).toEqual([...polishKeys].sort());
     expect(consoleKeys.filter((key) => panelKeys.includes(key))).toEqual([]);
+    expect(polishKeys.filter((key) => consoleKeys.includes(key) || panelKeys.includes(key))).toEqual([]);
     expect(panelKeys.filter((key) => !key.startsWith('panel_'))).toEqual([]);
     for (const locale of LOCALES) {
-      expect(Object.keys(MESSAGES[locale]).length).toBe(consoleKeys.length + panelKeys.length);
+      expect(Object.keys(MESSAGES[locale]).length).toBe(
+        consoleKeys.length + panelKeys.length + polishKeys.length,
+      );
     }
   });
 

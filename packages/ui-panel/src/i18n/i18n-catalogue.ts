@@ -1,5 +1,6 @@
 import { type Locale, resolveLocale } from './i18n-locale.js';
 import { CONSOLE_MESSAGES } from './messages-console.js';
+import { CONSOLE_POLISH_MESSAGES } from './messages-console-polish.js';
 import { PANEL_MESSAGES } from './messages-panel.js';
 
 /** A key of the console pages' messages (`messages-console.ts`). */
@@ -8,8 +9,11 @@ export type ConsoleMessageKey = keyof (typeof CONSOLE_MESSAGES)['ko'];
 /** A key of the panel's messages (`messages-panel.ts`). */
 export type PanelMessageKey = keyof (typeof PANEL_MESSAGES)['ko'];
 
+/** A key of the console-polish messages (`messages-console-polish.ts`). */
+export type ConsolePolishMessageKey = keyof (typeof CONSOLE_POLISH_MESSAGES)['ko'];
+
 /** Any key of HAL's one message catalogue: the console's and the panel's namespaces together. */
-export type MessageKey = ConsoleMessageKey | PanelMessageKey;
+export type MessageKey = ConsoleMessageKey | PanelMessageKey | ConsolePolishMessageKey;
 
 /** Values for a message's `{name}` placeholders. */
 export type MessageValues = Readonly<Record<string, string | number>>;
@@ -23,8 +27,8 @@ export type Translator = (key: MessageKey, values?: MessageValues) => string;
  * them here can never make one namespace's text replace the other's.
  */
 export const MESSAGES: Readonly<Record<Locale, Readonly<Record<MessageKey, string>>>> = {
-  ko: { ...CONSOLE_MESSAGES.ko, ...PANEL_MESSAGES.ko },
-  en: { ...CONSOLE_MESSAGES.en, ...PANEL_MESSAGES.en },
+  ko: { ...CONSOLE_MESSAGES.ko, ...PANEL_MESSAGES.ko, ...CONSOLE_POLISH_MESSAGES.ko },
+  en: { ...CONSOLE_MESSAGES.en, ...PANEL_MESSAGES.en, ...CONSOLE_POLISH_MESSAGES.en },
 };
 
 const PLACEHOLDER = /\{([a-zA-Z0-9_]+)\}/g;

@@ -17,7 +17,15 @@ import { reauthenticate } from '../auth/auth-reauthenticate.js';
 import type { HighActionDescription } from '../core/core-impacts.js';
 import type { HalCore } from '../core/hal-core.js';
 import { publicError } from './pages-format.js';
-import { BackLink, CsrfField, HiddenFields, Layout, type PageFrame, type Section } from './pages-layout.js';
+import {
+  BackLink,
+  CsrfField,
+  HiddenFields,
+  Layout,
+  type PageFrame,
+  type Section,
+  UploadProgress,
+} from './pages-layout.js';
 import { operatorPageText, type PageText, PageTextContext, usePageText } from './pages-locale.js';
 
 type Ctx = Context<AppEnv>;
@@ -172,6 +180,7 @@ function ReauthForm(props: {
         method="post"
         action={props.path}
         enctype={props.fileField ? 'multipart/form-data' : 'application/x-www-form-urlencoded'}
+        data-upload-progress={props.fileField ? '' : undefined}
       >
         <CsrfField token={props.csrfToken} />
         <HiddenFields fields={props.fields} />
@@ -202,6 +211,8 @@ function ReauthForm(props: {
             {t('reauth_continue')}
           </button>
         </p>
+        {/* The real upload is this one: it shows its progress like the first form (assets/console.js). */}
+        {props.fileField ? <UploadProgress label={t('releases_upload')} /> : null}
       </form>
     </section>
   );

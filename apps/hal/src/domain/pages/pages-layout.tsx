@@ -112,6 +112,27 @@ export function ActionButton(props: {
 }
 
 /**
+ * The progress bar and its status line of a release upload (`form[data-upload-progress]`): assets/console.js
+ * fills them while the file is sent. Both the upload form and its re-auth form show it, so the real upload after
+ * the password prompt shows its progress too.
+ */
+export function UploadProgress(props: { label: string }) {
+  const { t } = usePageText();
+  return (
+    <>
+      <progress class="upload-progress" max={1} value={0} hidden aria-label={props.label}></progress>
+      <span
+        class="muted"
+        role="status"
+        data-upload-label=""
+        data-template={t('releases_uploading', { percent: '{percent}' })}
+        data-failed={t('releases_upload_failed')}
+      ></span>
+    </>
+  );
+}
+
+/**
  * A state badge (`active`, `failed`, …) in the operator's language; the CSS colours it by state and
  * `data-state` keeps the stable value for scripts and tests.
  */

@@ -59,10 +59,30 @@ export function MetricsView(props: { metrics: ServerMetrics | null }) {
   );
 }
 
-/** The jobs as a table (id, type, state, target, who, created, finished); the overview and the jobs page show it. */
-export function JobsTable(props: { jobs: JobList }) {
+/**
+ * The jobs as a table (id, type, state, target, who, created, finished); the overview and the jobs page show it.
+ * `live`: the table is a live part of its page (assets/console.js re-reads the page and swaps it)
+ * while one of its jobs is queued or running, or (slowly) paused, as the job page is.
+ */
+export function JobsTable(props: { jobs: JobList; live?: boolean }) {
+  const { t } = usePageText();
+  const table =
+    props.jobs.length === 0 ? <p class="muted">{t('jobs_none')}</p> : <JobRows jobs={props.jobs} />;
+  if (!props.live) return table;
+  const states = new Set(props.jobs.map((job) => job.state));
+  return (
+    <div
+      data-live-part="jobs"
+      data-job-live={states.has('queued') || states.has('running') ? 'true' : undefined}
+      data-job-paused={states.has('paused') ? 'true' : undefined}
+    >
+      {table}
+    </div>
+  );
+}
+
+function JobRows(props: { jobs: JobList }) {
   const { t, format } = usePageText();
-  if (props.jobs.length === 0) return <p class="muted">{t('jobs_none')}</p>;
   return (
     <table class="table">
       <thead>
@@ -78,7 +98,7 @@ export function JobsTable(props: { jobs: JobList }) {
       </thead>
       <tbody>
         {props.jobs.map((job) => (
-          <tr data-job-id={job.id}>
+          <tr data-job-id={job.id} data-job-state={job.state}>
             <td>
               <a href={`/ops/jobs/${encodeURIComponent(job.id)}`}>{job.id}</a>
             </td>

@@ -27,7 +27,7 @@ export function JobsView(props: { jobs: JobList; state: string | undefined; next
           {t('filter')}
         </button>
       </form>
-      <JobsTable jobs={props.jobs} />
+      <JobsTable jobs={props.jobs} live />
       {props.nextCursor ? (
         <p>
           <a
@@ -54,9 +54,16 @@ export function JobView(props: { job: JobDetail; csrfToken: string }) {
   if (['failed', 'cancelled'].includes(job.state)) controls.push(['retry', t('job_retry'), false]);
   if (job.type === 'deploy' && job.state === 'succeeded') controls.push(['revert', t('job_revert'), true]);
   // A job still moving is followed live by the page script (assets/console.js polls this page): no manual refresh.
+  // A paused one is watched too, slowly: resumed elsewhere, it comes back to live here.
   const live = job.state === 'queued' || job.state === 'running';
   return (
-    <div class="job" data-job-id={job.id} data-job-live={live ? 'true' : undefined}>
+    <div
+      class="job"
+      data-job-id={job.id}
+      data-live-part="job"
+      data-job-live={live ? 'true' : undefined}
+      data-job-paused={job.state === 'paused' ? 'true' : undefined}
+    >
       <section class="card" data-job-state={job.state}>
         <dl>
           <dt>{t('label_id')}</dt>

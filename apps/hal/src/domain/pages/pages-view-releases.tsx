@@ -1,6 +1,6 @@
 // The releases page (`/ops/releases`).
 // Every string comes from the shared catalogue (`@hal-ai/ui-panel/i18n`).
-import { ActionButton, CsrfField, StateBadge } from './pages-layout.js';
+import { ActionButton, CsrfField, StateBadge, UploadProgress } from './pages-layout.js';
 import { usePageText } from './pages-locale.js';
 import type { DeploymentList, ReleaseList, ServerList } from './pages-view-helpers.js';
 
@@ -149,20 +149,7 @@ export function ReleasesView(props: {
           <button type="submit" class="button primary">
             {t('releases_upload_submit')}
           </button>
-          <progress
-            class="upload-progress"
-            max={1}
-            value={0}
-            hidden
-            aria-label={t('releases_upload')}
-          ></progress>
-          <span
-            class="muted"
-            role="status"
-            data-upload-label=""
-            data-template={t('releases_uploading', { percent: '{percent}' })}
-            data-failed={t('releases_upload_failed')}
-          ></span>
+          <UploadProgress label={t('releases_upload')} />
         </form>
       </section>
     </>

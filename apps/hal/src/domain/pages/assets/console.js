@@ -1,36 +1,43 @@
 // HAL console page script (served as /ops/assets/console.js; the CSP allows no inline script). Pages work
-// without it; with it, a running job's page follows the job live, and a release upload shows its progress.
+// without it; with it, a job's page and the job list follow their jobs live, and a release upload shows its progress.
 (() => {
-  /** Follows a queued or running job: re-reads its page and swaps the job's part until it settles. */
-  function followJob(root) {
-    const url = window.location.pathname;
-    let stopped = false;
+  /**
+   * Follows the page's live parts (`[data-live-part]`: one job, a job list): re-reads the page
+   * and swaps each part that changed, quickly while a listed job is queued or running (`data-job-live`), slowly
+   * while one is paused (`data-job-paused`: it may be resumed elsewhere, and then the page follows it live again),
+   * and stops once every listed job has settled.
+   */
+  function followLive() {
+    const url = window.location.pathname + window.location.search;
     const tick = async () => {
-      if (stopped) return;
+      let delay = 1500;
       try {
         const response = await fetch(url, { headers: { accept: 'text/html' }, credentials: 'same-origin' });
         if (response.ok) {
           const page = new DOMParser().parseFromString(await response.text(), 'text/html');
-          const fresh = page.querySelector('[data-job-id]');
-          const current = document.querySelector('[data-job-id]');
-          if (fresh && current && fresh.innerHTML !== current.innerHTML) {
+          for (const current of document.querySelectorAll('[data-live-part]')) {
+            const fresh = page.querySelector(`[data-live-part="${current.dataset.livePart}"]`);
             // Keep what the operator opened or typed: only swap when nothing inside has the focus.
-            if (!current.contains(document.activeElement))
+            if (fresh && fresh.outerHTML !== current.outerHTML && !current.contains(document.activeElement))
               current.replaceWith(document.importNode(fresh, true));
           }
-          if (fresh && !fresh.hasAttribute('data-job-live')) {
-            stopped = true;
+          const parts = document.querySelectorAll('[data-live-part]');
+          const live = [...parts].some((part) => part.hasAttribute('data-job-live'));
+          const paused = [...parts].some((part) => part.hasAttribute('data-job-paused'));
+          if (!live && !paused) {
             document.documentElement.dataset.jobSettled = 'true';
             return;
           }
+          delete document.documentElement.dataset.jobSettled;
+          if (!live) delay = 5000;
         }
       } catch {
         // The next tick tries again (a restart, a flaky network).
       }
-      window.setTimeout(tick, 1500);
+      window.setTimeout(tick, delay);
     };
     window.setTimeout(tick, 1500);
-    root.dataset.jobFollowing = 'true';
+    document.documentElement.dataset.jobFollowing = 'true';
   }
 
   /** Sends a release upload with XMLHttpRequest so a progress bar can show how much is sent. */
@@ -75,8 +82,8 @@
   }
 
   function start() {
-    const job = document.querySelector('[data-job-live]');
-    if (job) followJob(job);
+    if (document.querySelector('[data-live-part][data-job-live], [data-live-part][data-job-paused]'))
+      followLive();
     for (const form of document.querySelectorAll('form[data-upload-progress]')) uploadWithProgress(form);
   }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
