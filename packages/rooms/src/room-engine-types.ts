@@ -150,6 +150,12 @@ export interface RoomEngineSettings<C> {
    * Absent → nothing is redacted.
    */
   redact?: <T>(value: T) => T;
+  /**
+   * With `redact`: how many trailing characters of a streamed message's text could begin a secret. Those wait for
+   * the message's next delta (or its final message event), so a secret split across deltas is redacted whole.
+   * Absent → every delta is redacted on its own.
+   */
+  redactHeld?: (text: string) => number;
   /** A turn failed with a provider error (the app may set the connection to `reauth_required`). */
   onTurnError?(connectionId: string, error: ErrorInfo): MaybePromise<void>;
   /** Errors of callbacks and background work that have nobody else to go to. */

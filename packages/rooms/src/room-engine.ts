@@ -49,7 +49,9 @@ export function createRoomEngine<C>(settings: RoomEngineSettings<C>): RoomEngine
   // The redaction boundary (room-redaction.ts): every row and live event of the rooms passes it.
   const redact: RoomRedact = settings.redact ?? (<T>(value: T) => value);
   const store = settings.redact ? createRedactingRoomStore(settings.store, redact) : settings.store;
-  const events = settings.redact ? createRedactingEventHub(settings.events, redact) : settings.events;
+  const events = settings.redact
+    ? createRedactingEventHub(settings.events, redact, settings.redactHeld)
+    : settings.events;
   const clock = settings.clock ?? (() => new Date());
   const limits = {
     toolCallsPerTurn: settings.limits?.toolCallsPerTurn ?? 20,

@@ -6,7 +6,8 @@
  * engine also passes every model-bound prompt through it (so a secret stored before the vault knew it still never
  * reaches a model), a proposal's arguments before they are hashed, and audit details.
  */
-import type { RoomEventHub } from './room-events.js';
+import type { RoomEvent } from '@hal-ai/spec';
+import type { RoomEventEnvelope, RoomEventHub } from './room-events.js';
 import type { RoomStore } from './room-store.js';
 
 /** Replaces every secret the host knows, in any value, by a marker (e.g. `[redacted]`); returns a copy. */
@@ -54,14 +55,44 @@ export function createRedactingRoomStore(store: RoomStore, redact: RoomRedact): 
 
 /**
  * A {@link RoomEventHub} whose published events are redacted first: streamed text deltas go out live, before
- * their message is stored, so they need the boundary of their own.
+ * their message is stored, so they need the boundary of their own. A model may stream a secret in several
+ * deltas, each harmless alone: with `heldLength` (the host's "could this tail begin a secret?"), each message's
+ * text is redacted as one stream. The tail that could begin a secret waits for the next delta, and whatever
+ * still waits goes out (redacted) just before the message's next non-delta event.
  *
  * @example
- * const events = createRedactingEventHub(createRoomEventHub(), vault.redact);
+ * const events = createRedactingEventHub(createRoomEventHub(), vault.redact, vault.heldLength);
  */
-export function createRedactingEventHub(events: RoomEventHub, redact: RoomRedact): RoomEventHub {
+export function createRedactingEventHub(
+  events: RoomEventHub,
+  redact: RoomRedact,
+  heldLength?: (text: string) => number,
+): RoomEventHub {
+  // Per streaming message: the delta text not yet sent, and the delta it came with (for its other fields).
+  const held = new Map<string, { text: string; delta: Extract<RoomEvent, { type: 'delta' }> }>();
+  const flush = (roomId: string, messageId: string) => {
+    const waiting = held.get(messageId);
+    if (!waiting) return;
+    held.delete(messageId);
+    events.publish(roomId, { ...waiting.delta, text: redact(waiting.text) });
+  };
+  const publish = (roomId: string, event: RoomEvent): RoomEventEnvelope => {
+    if (!heldLength) return events.publish(roomId, redact(event));
+    if (event.type === 'delta') {
+      const text = redact((held.get(event.messageId)?.text ?? '') + event.text);
+      const keep = Math.min(heldLength(text), text.length);
+      const ready = text.slice(0, text.length - keep);
+      if (keep > 0) held.set(event.messageId, { text: text.slice(text.length - keep), delta: event });
+      else held.delete(event.messageId);
+      if (ready.length > 0) return events.publish(roomId, { ...redact(event), text: ready });
+      // Nothing went out yet: the envelope names the room's last cursor (no caller reads it for a delta).
+      return { id: events.lastId(roomId) ?? 0, roomId, event: { ...event, text: '' } };
+    }
+    if (event.type === 'message') flush(roomId, event.message.id);
+    return events.publish(roomId, redact(event));
+  };
   return {
-    publish: (roomId, event) => events.publish(roomId, redact(event)),
+    publish,
     subscribe: (roomId, options, listener) => events.subscribe(roomId, options, listener),
     resumeFrom: (roomId, afterId) => events.resumeFrom(roomId, afterId),
     lastId: (roomId) => events.lastId(roomId),

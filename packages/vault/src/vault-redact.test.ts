@@ -163,3 +163,17 @@ describe('createRedactor', () => {
     expect(encodedFormsOf('abc')).toEqual([]);
   });
 });
+
+describe('heldLength', () => {
+  it('counts the trailing characters that could begin a known spelling, and none once a spelling is whole or absent', () => {
+    const secret = `hk-${randomBytes(12).toString('hex')}`;
+    const redactor = createRedactor([secret]);
+    expect(redactor.heldLength(`say ${secret.slice(0, 5)}`)).toBe(5);
+    // A whole secret is no tail to hold (what follows it can begin no spelling: base64 and hex have no '.').
+    expect(redactor.heldLength(`say ${secret} now.`)).toBe(0);
+    expect(redactor.heldLength('nothing secret here!')).toBe(0);
+    const hex = Buffer.from(secret).toString('hex');
+    expect(redactor.heldLength(`x ${hex.slice(0, 9)}`)).toBe(9);
+    expect(createRedactor().heldLength('anything')).toBe(0);
+  });
+});

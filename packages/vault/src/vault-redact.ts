@@ -17,6 +17,12 @@ export interface Redactor {
    * arrays, `Map`s, `Set`s and `Error`s (message, stack, own fields), at any depth, cycles included.
    */
   redact<T>(value: T): T;
+  /**
+   * How many characters at the end of `text` could be the start of a known secret's spelling (0 when none could).
+   * A stream that redacts piece by piece holds those characters back until the next piece shows whether they
+   * complete a secret; otherwise a secret split across two pieces would pass both redactions.
+   */
+  heldLength(text: string): number;
   /** Adds a secret to redact. */
   add(secret: string): void;
   /** Stops redacting a secret. */
@@ -92,6 +98,8 @@ function escapeRegExp(text: string): string {
 export function createRedactor(secrets: Iterable<string> = []): Redactor {
   const known = new Map<string, number>();
   let pattern: RegExp | undefined;
+  let spellings: string[] = [];
+  let longest = 0;
   let dirty = true;
 
   function compile(): RegExp | undefined {
@@ -99,7 +107,9 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
     const forms = new Set<string>();
     for (const secret of known.keys()) for (const form of encodedFormsOf(secret)) forms.add(form);
     // Longest first, so a whole encoding is replaced before any shorter form inside it.
-    const sorted = [...forms].sort((a, b) => b.length - a.length).map(escapeRegExp);
+    spellings = [...forms].sort((a, b) => b.length - a.length);
+    longest = spellings[0]?.length ?? 0;
+    const sorted = spellings.map(escapeRegExp);
     pattern = sorted.length ? new RegExp(sorted.join('|'), 'g') : undefined;
     dirty = false;
     return pattern;
@@ -160,6 +170,16 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
       const regex = compile();
       if (!regex) return value;
       return walk(value, regex, new Map()) as T;
+    },
+    heldLength(text: string): number {
+      compile();
+      // Longest suffix first: a proper prefix of some spelling (a whole spelling was already redacted).
+      // Cost: at most (longest spelling) × (spellings) prefix checks per piece, a few thousand for a few secrets.
+      for (let length = Math.min(longest - 1, text.length); length > 0; length--) {
+        const tail = text.slice(text.length - length);
+        if (spellings.some((form) => form.length > length && form.startsWith(tail))) return length;
+      }
+      return 0;
     },
     add(secret: string) {
       if (typeof secret !== 'string' || secret.length < MIN_REDACTABLE_LENGTH) return;

@@ -79,6 +79,8 @@ export interface Vault {
   rotate(newKey: VaultKey): Promise<RotateResult>;
   /** Replaces every known secret (and its encodings) in any value by `[redacted]` (see {@link createRedactor}). */
   redact<T>(value: T): T;
+  /** How many trailing characters of streamed `text` could begin a known secret (see {@link Redactor.heldLength}). */
+  heldLength(text: string): number;
 }
 
 function validateId(id: unknown): asserts id is string {
@@ -252,5 +254,6 @@ export function createVault(settings: VaultSettings): Vault {
       });
     },
     redact: (value) => redactor.redact(value),
+    heldLength: (text) => redactor.heldLength(text),
   };
 }

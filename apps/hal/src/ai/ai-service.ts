@@ -53,7 +53,7 @@ export interface AiServiceDeps extends HalToolContextDeps {
    * The vault's redaction: every secret it holds (and its encodings) is taken out of everything that enters the
    * rooms (SPEC §11.1) — the rooms get the function, never the vault.
    */
-  vault: { redact<T>(value: T): T };
+  vault: { redact<T>(value: T): T; heldLength?(text: string): number };
 }
 
 /**
@@ -259,6 +259,7 @@ export function createAiService(settings: AiServiceSettings): AiService {
     events,
     registry,
     redact: (value) => deps.vault.redact(value),
+    ...(deps.vault.heldLength ? { redactHeld: (text: string) => deps.vault.heldLength?.(text) ?? 0 } : {}),
     skill: settings.skill,
     clock: () => new Date(deps.clock.now()),
     ...(settings.newId ? { newId: settings.newId } : {}),

@@ -52,6 +52,71 @@ afterAll(async () => {
 });
 
 describe('hostile: secrets canaries', () => {
+  it("the key echoed by a streaming model is in no frame of the room's event stream, nor in its joined deltas", async (context) => {
+    const forms = spellingsOf(apiKey);
+    const rooms = await t.call('GET', '/ops/api/ai/rooms', session);
+    const room = rooms.body.rooms.find(
+      (entry: { connectionId: string | null }) => entry.connectionId === connectionId,
+    );
+    // Read the live stream from before the turn starts, as the panel does.
+    const events = await t.request(`/ops/api/ai/rooms/${room.id}/events`, { session });
+    expect(events.status).toBe(200);
+    const reader = (events.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let raw = '';
+    const reading = (async () => {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        raw += decoder.decode(value, { stream: true });
+      }
+    })().catch(() => undefined);
+    // Many small chunks, so a secret crosses delta boundaries (a check on single frames alone would miss that).
+    openai.enqueue({ text: `Streaming it back: ${Object.values(forms).join(' | ')} end`, chunks: 60 });
+    const posted = await t.call('POST', `/ops/api/ai/rooms/${room.id}/messages`, session, {
+      text: `echo my key back: ${forms.plain}`,
+    });
+    expect(posted.status).toBe(202);
+    await t.deps.ai.engine.idle();
+    // Let the last frames (held at most one write interval) leave before the stream is cut.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await reader.cancel();
+    await reading;
+    const joined = new Map<string, string>();
+    for (const frame of raw.split('\n\n')) {
+      const lines = frame.split('\n');
+      const name = lines
+        .find((line) => line.startsWith('event:'))
+        ?.slice(6)
+        .trim();
+      const data = lines
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
+      if (name !== 'delta' || !data.startsWith('{')) continue;
+      const delta = JSON.parse(data) as { messageId?: string; text?: string };
+      if (delta.messageId && typeof delta.text === 'string')
+        joined.set(delta.messageId, (joined.get(delta.messageId) ?? '') + delta.text);
+    }
+    expect(joined.size).toBeGreaterThanOrEqual(1);
+    expect([...joined.values()].join('')).toContain('end');
+    const places: Record<string, string> = {
+      'event stream frames': raw,
+      'joined streamed deltas': [...joined.values()].join('\n'),
+    };
+    const { tally, check } = createTally();
+    let leaked = 0;
+    for (const [place, text] of Object.entries(places)) {
+      for (const [spelling, form] of Object.entries(forms)) {
+        const found = text.includes(form);
+        if (found) leaked += 1;
+        check(!found, `${spelling} in ${place}`);
+      }
+    }
+    recordFigures(context, 'secrets canaries', { ...tally, secretsLeaked: leaked });
+    expect(tally.misses).toEqual([]);
+  });
+
   it('a stored API key pasted by the operator or echoed by the model is in no row, log, answer, audit or prompt', async (context) => {
     const forms = spellingsOf(apiKey);
     const rooms = await t.call('GET', '/ops/api/ai/rooms', session);
