@@ -98,7 +98,8 @@ function escapeRegExp(text: string): string {
 export function createRedactor(secrets: Iterable<string> = []): Redactor {
   const known = new Map<string, number>();
   let pattern: RegExp | undefined;
-  let spellings: string[] = [];
+  // The spellings by their first character: a streamed tail is only compared with those it could begin.
+  let byFirst = new Map<string, string[]>();
   let longest = 0;
   let dirty = true;
 
@@ -107,8 +108,11 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
     const forms = new Set<string>();
     for (const secret of known.keys()) for (const form of encodedFormsOf(secret)) forms.add(form);
     // Longest first, so a whole encoding is replaced before any shorter form inside it.
-    spellings = [...forms].sort((a, b) => b.length - a.length);
+    const spellings = [...forms].sort((a, b) => b.length - a.length);
     longest = spellings[0]?.length ?? 0;
+    byFirst = new Map();
+    for (const form of spellings)
+      byFirst.set(form[0] as string, [...(byFirst.get(form[0] as string) ?? []), form]);
     const sorted = spellings.map(escapeRegExp);
     pattern = sorted.length ? new RegExp(sorted.join('|'), 'g') : undefined;
     dirty = false;
@@ -173,11 +177,13 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
     },
     heldLength(text: string): number {
       compile();
-      // Longest suffix first: a proper prefix of some spelling (a whole spelling was already redacted).
-      // Cost: at most (longest spelling) × (spellings) prefix checks per piece, a few thousand for a few secrets.
-      for (let length = Math.min(longest - 1, text.length); length > 0; length--) {
-        const tail = text.slice(text.length - length);
-        if (spellings.some((form) => form.length > length && form.startsWith(tail))) return length;
+      // From the longest tail down, the first that is a proper prefix of a spelling (a whole one was already
+      // redacted); only the spellings that start with the tail's first character are compared.
+      for (let start = Math.max(0, text.length - (longest - 1)); start < text.length; start++) {
+        const length = text.length - start;
+        const tail = text.slice(start);
+        const candidates = byFirst.get(text[start] as string);
+        if (candidates?.some((form) => form.length > length && form.startsWith(tail))) return length;
       }
       return 0;
     },
