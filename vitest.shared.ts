@@ -1,4 +1,15 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
+
+/**
+ * The test network rule, enforced (scripts/test-loopback-only.mjs): sockets to loopback only, loopback names only.
+ * Set in `NODE_OPTIONS` when the config loads, so vitest's worker processes and every Node child a test spawns
+ * (`hal serve`, `hal mcp`, the CLIs) start with it; `setupFiles` installs it again for a worker started without it.
+ */
+export const LOOPBACK_GUARD = fileURLToPath(new URL('./scripts/test-loopback-only.mjs', import.meta.url));
+const guardOption = `--import=${LOOPBACK_GUARD}`;
+const nodeOptions = process.env.NODE_OPTIONS ?? '';
+if (!nodeOptions.includes(guardOption)) process.env.NODE_OPTIONS = `${nodeOptions} ${guardOption}`.trim();
 
 /**
  * The reporters every package's run uses: vitest's default, and the JSON report that feeds
@@ -35,6 +46,7 @@ export function defineHalVitestConfig(overrides: ViteUserConfig = {}): ViteUserC
       passWithNoTests: true,
       reporters: halReporters(),
       ...overrides.test,
+      setupFiles: [LOOPBACK_GUARD, ...[overrides.test?.setupFiles ?? []].flat()],
     },
   });
 }

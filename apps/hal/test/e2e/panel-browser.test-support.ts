@@ -26,8 +26,14 @@ export const CHROMIUM = process.env.HAL_CHROMIUM ?? '/usr/bin/chromium';
  */
 export const BROWSER_TEST_TIMEOUT_MS = 90_000;
 
-/** Flags for a quiet, offline, headless Chromium. */
+/**
+ * Flags for a quiet, offline, headless Chromium. The test network rule holds in the browser too: every request that
+ * is not to loopback goes to a proxy on a closed loopback port (loopback itself always bypasses a proxy), and no
+ * name but localhost resolves.
+ */
 export const CHROMIUM_ARGS = [
+  '--proxy-server=http://127.0.0.1:9',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1',
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
