@@ -53,6 +53,27 @@ describe('login rate limiter', () => {
     }
   });
 
+  it('caps one username across many addresses, concurrently, and leaves other usernames free', async () => {
+    const clock = createManualClock();
+    const limiter = createLoginRateLimiter({ db: database.db, clock });
+    // 30 guesses at once, each from its own address (a botnet, or forged X-Forwarded-For through a trusted proxy).
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => limiter.attempt('Alice', `10.1.0.${i + 1}`)),
+    );
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(20);
+    await expect(limiter.attempt('alice', '10.1.1.1')).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(limiter.attempt('bob', '10.1.0.1')).resolves.toBeDefined();
+    clock.advance(15 * 60 * 1000);
+    await expect(limiter.attempt('alice', '10.1.1.1')).resolves.toBeDefined();
+  });
+
+  it('a successful attempt does not count against the username across addresses', async () => {
+    const clock = createManualClock();
+    const limiter = createLoginRateLimiter({ db: database.db, clock, maxPerUsername: 3 });
+    for (let i = 0; i < 10; i += 1) await (await limiter.attempt('alice', `10.2.0.${i + 1}`)).succeeded();
+    await expect(limiter.attempt('alice', '10.2.1.1')).resolves.toBeDefined();
+  });
+
   it('a successful attempt does not count against the address', async () => {
     const clock = createManualClock();
     const limiter = createLoginRateLimiter({ db: database.db, clock, maxPerAddress: 3 });

@@ -10,6 +10,13 @@ export interface LoginRateLimitSettings {
   maxPerUser?: number;
   /** Attempts allowed per address within the window, across usernames (default 30). */
   maxPerAddress?: number;
+  /**
+   * Attempts allowed per username within the window, across addresses (default 20): what stops guesses spread over
+   * many addresses (a botnet, or forged `X-Forwarded-For` through a trusted proxy). Higher than `maxPerUser`, so
+   * that one mistyping operator meets their own address's limit first; the price is that a distributed guesser can
+   * hold one username's logins shut for a window, which the audit and the 429s show (docs/decisions.md).
+   */
+  maxPerUsername?: number;
   /** The window, ms (default 15 minutes), counted from the first attempt after the last reset. */
   windowMs?: number;
 }
@@ -17,8 +24,8 @@ export interface LoginRateLimitSettings {
 /** One password check let through by {@link LoginRateLimiter.attempt}. */
 export interface LoginAttempt {
   /**
-   * The password was right: the attempt stops counting against the address, and the username + address
-   * count starts over. A wrong password needs no call — it was counted when the attempt began.
+   * The password was right: the attempt stops counting against the address and the username, and the
+   * username + address count starts over. A wrong password needs no call — it was counted when the attempt began.
    */
   succeeded(): Promise<void>;
 }
@@ -31,20 +38,22 @@ export interface LoginAttempt {
  */
 export interface LoginRateLimiter {
   /**
-   * Counts one attempt for the username + address and for the address.
-   * @throws HalError `429 rate_limited` (details `retryAfterS`) when either count is past its limit.
+   * Counts one attempt for the username + address, for the username alone and for the address.
+   * @throws HalError `429 rate_limited` (details `retryAfterS`) when any count is past its limit.
    */
   attempt(username: string, address: string): Promise<LoginAttempt>;
 }
 
 const userKey = (username: string, address: string) => `user:${username.toLowerCase()}|ip:${address}`;
 const addressKey = (address: string) => `ip:${address}`;
+const usernameKey = (username: string) => `name:${username.toLowerCase()}`;
 
 /** Creates the login rate limiter. */
 export function createLoginRateLimiter(settings: LoginRateLimitSettings): LoginRateLimiter {
   const { db, clock } = settings;
   const maxPerUser = settings.maxPerUser ?? 5;
   const maxPerAddress = settings.maxPerAddress ?? 30;
+  const maxPerUsername = settings.maxPerUsername ?? 20;
   const windowMs = settings.windowMs ?? 15 * 60 * 1000;
 
   /** Bumps one counter in one statement (a fresh window when the old one ended) and returns it. */
@@ -66,9 +75,11 @@ export function createLoginRateLimiter(settings: LoginRateLimitSettings): LoginR
     async attempt(username, address) {
       const now = clock.now();
       const user = await bump(userKey(username, address), now);
+      const name = await bump(usernameKey(username), now);
       const site = await bump(addressKey(address), now);
       const over = [
         user.count > maxPerUser ? user.windowStart : null,
+        name.count > maxPerUsername ? name.windowStart : null,
         site.count > maxPerAddress ? site.windowStart : null,
       ].filter((start): start is number => start !== null);
       if (over.length > 0) {
@@ -85,10 +96,11 @@ export function createLoginRateLimiter(settings: LoginRateLimitSettings): LoginR
       return {
         async succeeded() {
           await db.deleteFrom('login_counters').where('key', '=', userKey(username, address)).execute();
+          // The right password takes back its own count, and no more: a guesser elsewhere keeps theirs.
           await db
             .updateTable('login_counters')
             .set({ count: sql`CASE WHEN count > 0 THEN count - 1 ELSE 0 END` })
-            .where('key', '=', addressKey(address))
+            .where('key', 'in', [addressKey(address), usernameKey(username)])
             .execute();
         },
       };
