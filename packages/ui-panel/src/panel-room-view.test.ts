@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ActionImpactAnswer } from './panel-action-card.js';
 import { createTestContext, testAction, testConnection, testMessage } from './panel-dom.test-support.js';
+import { BLOCK_CLASS, BLOCK_SIZE } from './panel-message-blocks.js';
 import { createRoomView } from './panel-room-view.js';
 import { createRoomTimeline } from './panel-sse.js';
 
@@ -45,6 +46,57 @@ describe('createRoomView', () => {
     expect(list.querySelector<HTMLDetailsElement>('[data-message-id=m1] details')?.open).toBe(true);
     expect(list.querySelector('[data-message-id=m3] .hal-md-part strong')?.textContent).toBe('world');
     expect(list.querySelector('[data-message-id=m3] .hal-md-tail')?.textContent?.trim()).toBe('next');
+  });
+
+  it('keeps a long room in blocks: a streamed batch and its completion touch only the last block', () => {
+    const { context, list, view, timeline } = setup();
+    const count = 2 * BLOCK_SIZE + 5;
+    timeline.merge({
+      messages: Array.from({ length: count }, (_, index) => toolMessage(`m${index + 1}`, index + 1)),
+    });
+    const streaming = testMessage({ id: 'live', seq: count + 1, status: 'streaming', content: [] });
+    timeline.apply({ type: 'message', message: streaming });
+    view.render(timeline);
+    const blocks = [...list.children];
+    expect(blocks.map((block) => [block.className, block.children.length])).toEqual([
+      [BLOCK_CLASS, BLOCK_SIZE],
+      [BLOCK_CLASS, BLOCK_SIZE],
+      [BLOCK_CLASS, 6],
+    ]);
+    const details = list.querySelector<HTMLDetailsElement>('[data-message-id=m2] details');
+    if (details) details.open = true;
+    const selection = context.document.getSelection();
+    const range = context.document.createRange();
+    range.selectNodeContents(list.querySelector('[data-message-id=m1] .hal-md') as Node);
+    selection?.addRange(range);
+    // Which block each change landed in, read right after each render (the streaming node leaves its block later).
+    const touched = new Set<Element>();
+    const observer = new (context.document.defaultView as Window & typeof globalThis).MutationObserver(
+      () => {},
+    );
+    observer.observe(list, { childList: true, subtree: true, characterData: true, attributes: true });
+    const record = () => {
+      for (const change of observer.takeRecords())
+        touched.add(blocks.find((block) => block.contains(change.target)) ?? list);
+    };
+    for (const chunk of ['Hel', 'lo ', 'world']) {
+      timeline.apply({ type: 'delta', messageId: 'live', connectionId: 'c1', text: chunk });
+      view.render(timeline);
+      record();
+    }
+    timeline.apply({
+      type: 'message',
+      message: { ...streaming, status: 'complete', content: [{ type: 'text', text: 'Hello world' }] },
+    });
+    view.render(timeline);
+    record();
+    observer.disconnect();
+    expect([...touched]).toEqual([blocks[2]]);
+    expect([...list.children]).toEqual(blocks);
+    expect(list.querySelector('[data-message-id=live]')?.parentElement).toBe(blocks[2]);
+    expect(list.querySelector('[data-message-id=live] .hal-md')?.textContent?.trim()).toBe('Hello world');
+    expect(list.querySelector<HTMLDetailsElement>('[data-message-id=m2] details')?.open).toBe(true);
+    expect(selection?.toString().trim()).toBe('answer 1');
   });
 
   it('renders a message anew when it completes, keeping its opened details open', () => {
@@ -127,11 +179,9 @@ describe('createRoomView', () => {
     view.render(timeline);
     timeline.merge({ messages: [testMessage({ id: 'm2', seq: 2 })] });
     view.render(timeline);
-    expect([...list.children].map((node) => node.getAttribute('data-message-id'))).toEqual([
-      'm1',
-      'm2',
-      'm3',
-    ]);
+    expect(
+      [...list.querySelectorAll('.hal-message')].map((node) => node.getAttribute('data-message-id')),
+    ).toEqual(['m1', 'm2', 'm3']);
     view.reset();
     expect(list.children).toHaveLength(0);
   });

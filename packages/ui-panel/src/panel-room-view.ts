@@ -2,6 +2,7 @@ import type { Action, RoomMessage } from '@hal-ai/spec';
 import { type ActionImpactAnswer, renderActionCard } from './panel-action-card.js';
 import { createElement } from './panel-dom.js';
 import { createStreamingMarkdown, type StreamingMarkdown } from './panel-markdown-stream.js';
+import { placeInBlocks } from './panel-message-blocks.js';
 import { type RenderContext, renderMessage } from './panel-render.js';
 import { createBottomFollower } from './panel-scroll-follow.js';
 import type { RoomTimeline } from './panel-sse.js';
@@ -171,20 +172,8 @@ export function createRoomView(
         wanted.push(card(action, null));
       }
       for (const id of [...cards.keys()]) if (!placed.has(id)) cards.delete(id);
-      // Move only what is out of place: untouched nodes keep their selection and state.
-      let cursor = list.firstElementChild;
-      for (const element of wanted) {
-        if (cursor === element) {
-          cursor = cursor.nextElementSibling;
-          continue;
-        }
-        list.insertBefore(element, cursor);
-      }
-      while (cursor) {
-        const next = cursor.nextElementSibling;
-        cursor.remove();
-        cursor = next;
-      }
+      // In blocks of about twenty, so a streamed render's layout does not grow with the room (panel-message-blocks.ts).
+      placeInBlocks(list, wanted);
       // At the bottom unless the operator scrolled up (panel-scroll-follow.ts).
       follower.afterRender();
     },
