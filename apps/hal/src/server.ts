@@ -9,6 +9,7 @@ import { countOperators, createOperator } from './domain/auth/auth-operators.js'
 import type { Clock } from './domain/core/clock.js';
 import { createHalRuntime, type HalRuntime } from './hal-runtime.js';
 import type { HalConfig } from './platform/config.js';
+import { lingerBeforeClose } from './platform/http/lingering-close.js';
 import type { Logger } from './platform/logger.js';
 
 export { databasePath } from './hal-runtime.js';
@@ -86,6 +87,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       );
       instance.once('error', reject);
     });
+    // A refused body still on the wire must not turn the answer into a reset (`Connection: close` clients).
+    lingerBeforeClose(server as HttpServer);
     const port = (server.address() as AddressInfo).port;
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;
     const url = `http://${host}:${port}`;

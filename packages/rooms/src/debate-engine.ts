@@ -26,6 +26,12 @@ import type { DebateRecord, DebateRoundRecord, DebateStore } from './debate-stor
 import { toPublicDebate, toPublicRound } from './debate-store.js';
 import type { MaybePromise, RoomEngine, RoomOperator, RoomParticipant } from './room-engine-types.js';
 import type { RoomEventHub } from './room-events.js';
+import {
+  createRedactingDebateStore,
+  createRedactingEventHub,
+  createRedactingRoomStore,
+  type RoomRedact,
+} from './room-redaction.js';
 import type { RoomStore } from './room-store.js';
 import { createRoomWriter } from './room-writer.js';
 
@@ -56,6 +62,12 @@ export interface DebateEngineSettings {
    */
   onMilestone?(milestone: DebateMilestone): MaybePromise<void>;
   onError?(error: unknown): void;
+  /**
+   * The host's redaction of secrets (the room engine's, see `room-redaction.ts`): the topic, the operator's words,
+   * the debate's rows and its messages and events pass it before they are stored or announced, so neither the
+   * export nor a snapshot of the database holds a secret. Absent → nothing is redacted.
+   */
+  redact?: RoomRedact;
 }
 
 /** Input of {@link DebateEngine.create} (SPEC §14). */
@@ -143,11 +155,17 @@ export function debateSlug(topic: string, id: string): string {
  * const debate = await debates.create({ topic: '탭 대 스페이스', moderatorId: 'gemini', debaterIds: ['claude', 'gpt'], operator });
  */
 export function createDebateEngine(settings: DebateEngineSettings): DebateEngine {
-  const { store, roomStore } = settings;
+  // The redaction boundary: the debate writes rows, messages and events of its own, beside the room engine's.
+  const redact: RoomRedact = settings.redact ?? (<T>(value: T) => value);
+  const store = settings.redact ? createRedactingDebateStore(settings.store, redact) : settings.store;
+  const roomStore = settings.redact
+    ? createRedactingRoomStore(settings.roomStore, redact)
+    : settings.roomStore;
+  const events = settings.redact ? createRedactingEventHub(settings.events, redact) : settings.events;
   const clock = settings.clock ?? (() => new Date());
   const newId = settings.newId ?? (() => globalThis.crypto.randomUUID());
   const defaults: DebateDefaults = { ...DEBATE_DEFAULTS, ...settings.defaults };
-  const writer = createRoomWriter({ store: roomStore, events: settings.events, clock, newId });
+  const writer = createRoomWriter({ store: roomStore, events, clock, newId });
   const background = new Set<Promise<unknown>>();
   const loops = new Map<string, Promise<void>>();
   const locks = new Map<string, Promise<unknown>>();
@@ -328,7 +346,8 @@ export function createDebateEngine(settings: DebateEngineSettings): DebateEngine
 
   return {
     async create(input) {
-      const topic = input.topic.trim();
+      // Redacted before anything is built from it: the room's title, the slug (Wiki.js paths) and the rows.
+      const topic = redact(input.topic.trim());
       if (!topic) throw new HalError('validation_failed', 'topic must not be empty');
       const debaterIds = [...new Set(input.debaterIds)];
       if (debaterIds.includes(input.moderatorId)) {

@@ -78,7 +78,11 @@ export { fillNoteTemplate, helpNote, isKnownNote, NOTE_TEXT_EN, noteText } from 
 export type { HistoryOptions, PageContext, ParticipantIdentity, SystemPromptInput } from './room-prompt.js';
 export { buildHistory, buildSystemPrompt } from './room-prompt.js';
 export type { RoomRedact } from './room-redaction.js';
-export { createRedactingEventHub, createRedactingRoomStore } from './room-redaction.js';
+export {
+  createRedactingDebateStore,
+  createRedactingEventHub,
+  createRedactingRoomStore,
+} from './room-redaction.js';
 export type {
   ExpandedSlashCommand,
   ParsedSlashCommand,

@@ -4,9 +4,12 @@
  * import the vault). Everything that enters a room passes it before it is stored or announced: operator messages
  * and their attachments, model replies and their tool calls, tool results, provider errors, action results. The
  * engine also passes every model-bound prompt through it (so a secret stored before the vault knew it still never
- * reaches a model), a proposal's arguments before they are hashed, and audit details.
+ * reaches a model), a proposal's arguments before they are hashed, and audit details. A debate's own records
+ * (topic, operator words, replies, working document, verdicts, conclusion) pass it too: they are what its
+ * Markdown export, its Wiki.js pages and every DR snapshot of the database are made of.
  */
 import type { RoomEvent } from '@hal-ai/spec';
+import type { DebateStore } from './debate-store.js';
 import type { RoomEventEnvelope, RoomEventHub } from './room-events.js';
 import type { RoomStore } from './room-store.js';
 
@@ -97,5 +100,28 @@ export function createRedactingEventHub(
     resumeFrom: (roomId, afterId) => events.resumeFrom(roomId, afterId),
     lastId: (roomId) => events.lastId(roomId),
     ...(events.lastCursor ? { lastCursor: (roomId: string) => events.lastCursor?.(roomId) } : {}),
+  };
+}
+
+/**
+ * A {@link DebateStore} whose writes are redacted first: a debate keeps the operator's words, every reply, the
+ * working document, verdicts and the conclusion in rows of its own, outside the room's messages. Reads pass
+ * through (what they return was redacted when it was written).
+ *
+ * @example
+ * const store = createRedactingDebateStore(createMemoryDebateStore(), vault.redact);
+ */
+export function createRedactingDebateStore(store: DebateStore, redact: RoomRedact): DebateStore {
+  return {
+    createDebate: (record) => store.createDebate(redact(record)),
+    getDebate: (debateId) => store.getDebate(debateId),
+    findDebateByRoom: (roomId) => store.findDebateByRoom(roomId),
+    listDebates: () => store.listDebates(),
+    listDebatesByStatus: (statuses) => store.listDebatesByStatus(statuses),
+    updateDebate: (debateId, patch) => store.updateDebate(debateId, redact(patch)),
+    commitRound: (debateId, round, document, patch) =>
+      store.commitRound(debateId, redact(round), redact(document), redact(patch)),
+    listRounds: (debateId) => store.listRounds(debateId),
+    listDocumentVersions: (debateId) => store.listDocumentVersions(debateId),
   };
 }

@@ -326,6 +326,8 @@ export function createAiService(settings: AiServiceSettings): AiService {
     contextWindowOf: (connectionId) => connections.contextWindow?.(connectionId),
     clock: () => new Date(deps.clock.now()),
     ...(settings.newId ? { newId: settings.newId } : {}),
+    // The same boundary as the rooms': the debate's own rows feed its export and every DR snapshot.
+    redact: (value) => deps.vault.redact(value),
     // Never awaited by a round: publishing runs beside the debate, however slow or broken the wiki is.
     onMilestone: (milestone) => wiki.publish(milestone),
     onError(error) {
