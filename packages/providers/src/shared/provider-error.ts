@@ -82,8 +82,13 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * @internal A provider's error type or code when it is a short identifier (`authentication_error`,
- * `RESOURCE_EXHAUSTED`, `invalid_api_key`), else undefined: free text from the far side never passes.
+ * A provider's (or any foreign server's) error type or code when it is a short identifier (`authentication_error`,
+ * `RESOURCE_EXHAUSTED`, `invalid_grant`), else undefined: free text from the far side never passes. Every error
+ * HAL stores or shows about a server it called keeps its status and this token only.
+ *
+ * @example
+ * errorTypeToken('invalid_grant'); // 'invalid_grant'
+ * errorTypeToken('Not found: /internal/admin'); // undefined
  */
 export function errorTypeToken(type: string | undefined): string | undefined {
   return type !== undefined && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(type) ? type : undefined;
