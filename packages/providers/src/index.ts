@@ -46,3 +46,4 @@ export { checkModelAvailable, createProvider, PROVIDER_PRESETS } from './provide
 export type { ProxyEnvironment } from './shared/http-proxy.js';
 export { createDispatcherFetch, createProxyDispatcher } from './shared/http-proxy.js';
 export type { HttpProviderSettings } from './shared/http-settings.js';
+export { errorTypeToken } from './shared/provider-error.js';

@@ -1,4 +1,5 @@
 import { HalError } from '@hal-ai/spec';
+import { errorTypeToken } from '../shared/provider-error.js';
 import { checkEndpoint, type OAuthFetch } from './oauth-endpoint.js';
 
 /** Settings of {@link buildOpenRouterAuthorizationUrl}. */
@@ -79,32 +80,30 @@ export async function exchangeOpenRouterCode(
       }),
       signal: settings.abortSignal,
     });
-  } catch (error) {
+  } catch {
+    // A fixed sentence, without the socket's words or address: `keysUrl` can point anywhere.
     throw new HalError('provider_unavailable', 'OpenRouter could not be reached for the key exchange', {
-      cause: error,
+      details: { cause: 'unreachable' },
     });
   }
   const text = await response.text().catch(() => '');
-  let body: { key?: unknown; user_id?: unknown; error?: { message?: unknown } | string } = {};
+  let body: { key?: unknown; user_id?: unknown; error?: { code?: unknown; type?: unknown } | string } = {};
   try {
     body = JSON.parse(text);
   } catch {
     // Non-JSON answers are judged by their status below.
   }
   if (!response.ok) {
-    const message =
-      typeof body.error === 'string'
-        ? body.error
-        : typeof body.error?.message === 'string'
-          ? body.error.message
-          : '';
+    // The status and an identifier-shaped error code only: `error.message` is the far side's free text (an
+    // internal page's words when `keysUrl` was pointed at one), and it would reach the operator's screen.
+    const error = typeof body.error === 'object' && body.error !== null ? body.error : undefined;
+    const raw = typeof body.error === 'string' ? body.error : (error?.code ?? error?.type);
+    const type = errorTypeToken(typeof raw === 'string' ? raw : undefined);
     const code = response.status >= 500 ? 'provider_unavailable' : 'provider_auth';
     throw new HalError(
       code,
-      `OpenRouter refused the key exchange (${response.status}${message ? `: ${message}` : ''})`,
-      {
-        details: { status: response.status },
-      },
+      `OpenRouter refused the key exchange (HTTP ${response.status}${type ? ` ${type}` : ''})`,
+      { details: { status: response.status, ...(type ? { type } : {}) } },
     );
   }
   if (typeof body.key !== 'string' || !body.key) {

@@ -1,3 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { HalError } from '@hal-ai/spec';
 import { afterEach, describe, expect, it } from 'vitest';
 import { rejection } from '../shared/provider-rejection.test-support.js';
 import {
@@ -310,5 +314,140 @@ describe('OpenRouter PKCE key issuance', () => {
     expect(issued.key).toMatch(/^[\w-]{20,}$/);
     expect(issued.userId).toBe('user-1');
     expect(fake.calls.keys).toBe(2);
+  });
+});
+
+/**
+ * A token or keys endpoint on 127.0.0.1 that answers every request with `status` and `body(canary)`: a custom
+ * client's token URL or a `keysUrl` can point at any server, and none of its words may reach HAL's messages.
+ */
+async function hostileEndpoint(status: number, body: (canary: string) => unknown) {
+  const canary = `canary-${randomBytes(12).toString('hex')}`;
+  const hostile = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(body(canary)));
+    });
+  });
+  await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+  const { port } = hostile.address() as AddressInfo;
+  return {
+    canary,
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => hostile.close(() => resolve())),
+  };
+}
+
+/** A loopback port nothing listens on (taken, then released). */
+async function closedPort(): Promise<number> {
+  const probe = http.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+/**
+ * Everything of a HalError an operator, an API answer or a log line could show: its message and details, and the
+ * messages and fields of its causes (a logger's error serializer appends those).
+ */
+const shown = (error: HalError) => {
+  const parts: string[] = [JSON.stringify(error.details)];
+  for (let at: unknown = error, depth = 0; at && depth < 5; depth += 1) {
+    parts.push(at instanceof Error ? at.message : String(at), JSON.stringify({ ...(at as object) }));
+    at = (at as { cause?: unknown }).cause;
+  }
+  return parts.join(' ');
+};
+
+describe('a foreign server’s text never reaches the error', () => {
+  const exchange = (tokenUrl: string) =>
+    rejection(
+      exchangeCode({
+        tokenUrl,
+        clientId: 'hal',
+        code: 'c',
+        codeVerifier: 'v'.repeat(43),
+        redirectUri: 'http://127.0.0.1:7420/cb',
+        allowInsecureRequests: true,
+      }),
+    );
+
+  it('keeps the status and the OAuth error code of a token endpoint, never its error_description', async () => {
+    const prose = await hostileEndpoint(400, (canary) => ({
+      error: 'invalid_grant',
+      error_description: `Internal admin page: ${canary} (db=10.0.0.7:5432)`,
+    }));
+    try {
+      const refused = await exchange(`${prose.url}/token`);
+      expect(shown(refused)).not.toContain(prose.canary);
+      expect(refused.code).toBe('provider_auth');
+      expect(refused.message).toBe('The token endpoint refused the exchange (HTTP 400 invalid_grant)');
+      expect(refused.details).toEqual({ status: 400, oauthError: 'invalid_grant' });
+      const refresh = await rejection(
+        refreshTokens({
+          tokenUrl: `${prose.url}/token`,
+          clientId: 'hal',
+          refreshToken: 'r',
+          allowInsecureRequests: true,
+        }),
+      );
+      expect(shown(refresh)).not.toContain(prose.canary);
+      expect(refresh.code).toBe('reauth_required');
+      expect(refresh.message).toContain('HTTP 400 invalid_grant');
+    } finally {
+      await prose.close();
+    }
+    // An `error` that is prose rather than a code is dropped too; the status stays.
+    const worded = await hostileEndpoint(403, (canary) => ({ error: `denied: ${canary} at /internal` }));
+    try {
+      const refused = await exchange(`${worded.url}/token`);
+      expect(shown(refused)).not.toContain(worded.canary);
+      expect(refused.message).toBe('The token endpoint refused the exchange (HTTP 403)');
+      expect(refused.details).toEqual({ status: 403 });
+    } finally {
+      await worded.close();
+    }
+  });
+
+  it('keeps the status and code of an OpenRouter keys endpoint, never error.message', async () => {
+    const keys = await hostileEndpoint(403, (canary) => ({
+      error: { code: 'invalid_code', message: `<html>Intranet ${canary}</html>` },
+    }));
+    try {
+      const refused = await rejection(
+        exchangeOpenRouterCode({
+          code: 'c',
+          codeVerifier: 'v',
+          keysUrl: `${keys.url}/keys`,
+          allowInsecureRequests: true,
+        }),
+      );
+      expect(shown(refused)).not.toContain(keys.canary);
+      expect(refused.code).toBe('provider_auth');
+      expect(refused.message).toBe('OpenRouter refused the key exchange (HTTP 403 invalid_code)');
+      expect(refused.details).toEqual({ status: 403, type: 'invalid_code' });
+    } finally {
+      await keys.close();
+    }
+  });
+
+  it('a closed port is "unreachable", without the address or the port', async () => {
+    const port = await closedPort();
+    const token = await exchange(`http://127.0.0.1:${port}/token`);
+    const key = await rejection(
+      exchangeOpenRouterCode({
+        code: 'c',
+        codeVerifier: 'v',
+        keysUrl: `http://127.0.0.1:${port}/keys`,
+        allowInsecureRequests: true,
+      }),
+    );
+    for (const error of [token, key]) {
+      for (const word of [`:${port}`, '127.0.0.1', 'ECONNREFUSED']) expect(shown(error)).not.toContain(word);
+      expect(error.code).toBe('provider_unavailable');
+      expect(error.details).toEqual({ cause: 'unreachable' });
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { HalError, type HalErrorCode } from '@hal-ai/spec';
 import * as oauth from 'oauth4webapi';
+import { errorTypeToken } from '../shared/provider-error.js';
 import { checkEndpoint, type OAuthFetch } from './oauth-endpoint.js';
 
 /** Tokens of an OAuth connection, as HAL stores them in the vault. */
@@ -87,39 +88,55 @@ function toTokens(response: oauth.TokenEndpointResponse, now: number): OAuthToke
 /**
  * @internal Maps an oauth4webapi or network failure to a `HalError`. An `invalid_grant` answer to a
  * refresh means the grant is gone (revoked, expired, rotated away): only a new login helps, so it is
- * `reauth_required`. Secrets never appear in the message: only the server's error code and text.
+ * `reauth_required`. The message holds the HTTP status and the server's `error` code only when it is an
+ * identifier (`invalid_grant`), never its `error_description` or any other text: the token URL of a custom
+ * client can be any server, and its words would reach the operator's `lastError` and the login popup.
  */
 export function mapOAuthError(error: unknown, during: 'exchange' | 'refresh'): HalError {
   if (HalError.isInstance(error)) return error;
-  if (error instanceof oauth.ResponseBodyError) {
-    const details = { oauthError: error.error, status: error.status };
-    const text = `${error.error}${error.error_description ? `: ${error.error_description}` : ''}`;
-    if (during === 'refresh' && error.error === 'invalid_grant') {
-      return new HalError('reauth_required', `The refresh token was refused (${text}); log in again`, {
+  if (error instanceof oauth.ResponseBodyError || error instanceof oauth.WWWAuthenticateChallengeError) {
+    const status = error.status;
+    const oauthError =
+      error instanceof oauth.ResponseBodyError
+        ? errorTypeToken(typeof error.error === 'string' ? error.error : undefined)
+        : challengeError(error);
+    const details = { status, ...(oauthError ? { oauthError } : {}) };
+    const said = `HTTP ${status}${oauthError ? ` ${oauthError}` : ''}`;
+    // No `cause`: the library's error carries the server's body (error_description), which a log line would show.
+    if (during === 'refresh' && oauthError === 'invalid_grant') {
+      return new HalError('reauth_required', `The refresh token was refused (${said}); log in again`, {
         details,
-        cause: error,
       });
     }
-    const code: HalErrorCode = error.status >= 500 ? 'provider_unavailable' : 'provider_auth';
-    return new HalError(code, `The token endpoint refused the ${during} (${text})`, {
-      details,
-      cause: error,
-    });
+    const code: HalErrorCode = status >= 500 ? 'provider_unavailable' : 'provider_auth';
+    return new HalError(code, `The token endpoint refused the ${during} (${said})`, { details });
   }
   if (error instanceof oauth.OperationProcessingError) {
     const status = error.cause instanceof Response ? error.cause.status : undefined;
     const code: HalErrorCode =
       status !== undefined && status >= 500 ? 'provider_unavailable' : 'provider_bad_response';
+    // The library's own words (which check failed), never the server's; its cause (the response) stays out.
     return new HalError(code, `Unexpected token endpoint response during ${during}: ${error.message}`, {
-      cause: error,
+      ...(status !== undefined ? { details: { status } } : {}),
     });
   }
   if (error instanceof Error && error.name === 'AbortError') {
     return new HalError('provider_timeout', `The token ${during} was aborted`, { cause: error });
   }
+  // A fixed sentence without the socket's words (`connect ECONNREFUSED 10.0.0.7:8443`): which addresses and
+  // ports answer on HAL's network is not the token server's to learn through the operator's screen.
   return new HalError('provider_unavailable', `The token endpoint could not be reached during ${during}`, {
-    cause: error,
+    details: { cause: 'unreachable' },
   });
+}
+
+/** The `error` parameter of a `WWW-Authenticate` challenge (RFC 6750 §3), when it is an identifier. */
+function challengeError(error: oauth.WWWAuthenticateChallengeError): string | undefined {
+  for (const challenge of error.cause) {
+    const token = errorTypeToken(challenge.parameters.error);
+    if (token) return token;
+  }
+  return undefined;
 }
 
 /**

@@ -82,8 +82,13 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * @internal A provider's error type or code when it is a short identifier (`authentication_error`,
- * `RESOURCE_EXHAUSTED`, `invalid_api_key`), else undefined: free text from the far side never passes.
+ * A provider's (or any foreign server's) error type or code when it is a short identifier (`authentication_error`,
+ * `RESOURCE_EXHAUSTED`, `invalid_grant`), else undefined: free text from the far side never passes. Every error
+ * HAL stores or shows about a server it called keeps its status and this token only.
+ *
+ * @example
+ * errorTypeToken('invalid_grant'); // 'invalid_grant'
+ * errorTypeToken('Not found: /internal/admin'); // undefined
  */
 export function errorTypeToken(type: string | undefined): string | undefined {
   return type !== undefined && /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/.test(type) ? type : undefined;
@@ -160,7 +165,10 @@ function errorCodeOf(error: unknown): string | undefined {
 
 /**
  * @internal Maps a transport failure. `phase` says whether the body had started: a socket closed mid-body is a
- * cut stream (`provider_bad_response`), before it the provider is unreachable (`provider_unavailable`).
+ * cut stream (`provider_bad_response`), before it the provider is unreachable (`provider_unavailable`). No message
+ * carries the socket's words or its error number: a base URL can point at any address, and `connect ECONNREFUSED
+ * 10.0.0.7:8443` against `EHOSTUNREACH` in `lastError` would tell the operator's screen which hosts and ports of
+ * HAL's network answer. Only the kind of failure is kept (`details.cause`: `unreachable` or `timeout`).
  */
 export function transportError(
   provider: string,
@@ -170,20 +178,18 @@ export function transportError(
 ): HalError {
   if (HalError.isInstance(error)) return error;
   const code = errorCodeOf(error);
-  const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
   if (
     code === 'UND_ERR_CONNECT_TIMEOUT' ||
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT'
   ) {
-    return new HalError('provider_timeout', `${provider} did not answer in time (${text})`, {
-      details: { provider },
+    return new HalError('provider_timeout', `${provider} did not answer in time`, {
+      details: { provider, cause: 'timeout' },
     });
   }
-  if (phase === 'body') {
-    return badResponse(provider, `the stream was cut before it finished (${text})`);
-  }
-  // undici's words when an HTTP proxy answers the tunnel request with anything but 200.
+  if (phase === 'body') return badResponse(provider, 'the stream was cut before it finished');
+  // undici's words when an HTTP proxy answers the tunnel request with anything but 200 (the operator's own proxy).
+  const text = redactSecrets(error instanceof Error ? error.message : String(error), secrets);
   const proxyStatus = /Proxy response \((\d+)\)/.exec(text)?.[1];
   if (proxyStatus) {
     return new HalError(
@@ -194,7 +200,7 @@ export function transportError(
       },
     );
   }
-  return new HalError('provider_unavailable', `${provider} is unreachable (${code ?? text})`, {
-    details: { provider, ...(code ? { cause: code } : {}) },
+  return new HalError('provider_unavailable', `${provider} is unreachable`, {
+    details: { provider, cause: 'unreachable' },
   });
 }

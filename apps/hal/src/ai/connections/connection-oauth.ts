@@ -6,6 +6,7 @@ import {
   createOAuthState,
   createPkcePair,
   createTokenRefresher,
+  errorTypeToken,
   exchangeCode,
   exchangeOpenRouterCode,
   type OAuthFetch,
@@ -223,9 +224,13 @@ export function createConnectionOAuth(settings: ConnectionOAuthSettings): Connec
       const oauth = client(row);
       try {
         if (query.error) {
+          // The redirect's `error` is the authorization server's word: kept only when it is an identifier
+          // (`access_denied`), never free text, like every foreign answer HAL stores.
+          const token = errorTypeToken(query.error);
           throw new HalError(
             'provider_auth',
-            `The provider refused the login (${query.error.slice(0, 100)})`,
+            `The provider refused the login${token ? ` (${token})` : ''}`,
+            token ? { details: { oauthError: token } } : {},
           );
         }
         if (!query.code) throw new HalError('provider_bad_response', 'The login answer carries no code');

@@ -6,6 +6,7 @@ import {
   createWikiClient,
   isWikiUrl,
   WIKI_PAGE_DUPLICATE,
+  type WikiError,
   type WikiPageInput,
   wikiGraphqlEndpoint,
 } from './debate-wiki-client.js';
@@ -99,6 +100,77 @@ describe('the Wiki.js client', () => {
     for (const error of [forbidden, duplicate, missing, illegal, unreachable]) {
       expect(String((error as Error).message)).not.toContain(token);
     }
+  });
+
+  it('keeps no foreign text: GraphQL and Wiki.js messages, and the socket error of a closed port', async () => {
+    // `wiki.url` can be any server: one on the loopback that words its errors with a per-run canary.
+    const canary = `canary-${randomBytes(12).toString('hex')}`;
+    const answers: unknown[] = [
+      { errors: [{ message: `Intranet says ${canary}`, extensions: { code: 'FORBIDDEN' } }] },
+      { errors: [{ message: 'Forbidden' }, { message: `${canary} at 10.0.0.7` }] },
+      {
+        data: {
+          pages: {
+            create: {
+              responseResult: {
+                succeeded: false,
+                errorCode: 6002,
+                slug: 'PageDuplicateCreate',
+                message: canary,
+              },
+            },
+          },
+        },
+      },
+      {
+        data: {
+          pages: {
+            create: { responseResult: { succeeded: false, errorCode: `9 ${canary}`, slug: `x ${canary}` } },
+          },
+        },
+      },
+    ];
+    const hostile = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(answers.shift()));
+      });
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+    const client = createWikiClient({
+      url: `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`,
+      token,
+    });
+    const errors: unknown[] = [];
+    try {
+      for (let index = 0; index < 4; index += 1) {
+        errors.push(await client.createPage(page()).catch((error: unknown) => error));
+      }
+    } finally {
+      await new Promise<void>((resolve) => hostile.close(() => resolve()));
+    }
+    for (const error of errors) expect(String((error as Error).message)).not.toContain(canary);
+    expect(errors.map((error) => [(error as WikiError).code, (error as Error).message])).toEqual([
+      ['wiki_graphql_error', 'Wiki.js refused the request (FORBIDDEN)'],
+      ['wiki_graphql_error', 'Wiki.js refused the request (Forbidden)'],
+      ['wiki_rejected', 'Wiki.js refused pages.create: 6002 PageDuplicateCreate'],
+      ['wiki_rejected', 'Wiki.js refused pages.create'],
+    ]);
+    expect((errors[2] as WikiError).wikiErrorCode).toBe(WIKI_PAGE_DUPLICATE);
+    expect((errors[3] as WikiError).wikiErrorCode).toBeUndefined();
+
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const gone = await createWikiClient({ url: `http://127.0.0.1:${port}`, token })
+      .createPage(page())
+      .catch((error: unknown) => error);
+    for (const word of [`:${port}`, '127.0.0.1', 'ECONNREFUSED']) {
+      expect((gone as Error).message).not.toContain(word);
+    }
+    expect(gone).toMatchObject({ code: 'wiki_unreachable', message: 'Wiki.js did not answer' });
   });
 
   it('speaks the schema the fake enforces (a document missing a required argument is refused there)', async () => {

@@ -4,8 +4,13 @@
  * the API key as `Authorization: Bearer <token>`. Wiki.js answers HTTP 200 for most failures: a refused call has
  * `succeeded: false` (its own error code and slug, e.g. `6002 PageDuplicateCreate`), a missing permission comes back
  * as a GraphQL `errors` entry. Each failure becomes a {@link WikiError} with a stable code the debate shows; the
- * token is never part of one.
+ * token is never part of one, and neither is the server's free text: `wiki.url` can be any address, so a message
+ * keeps the HTTP status, Wiki.js's numeric code and identifier-shaped words (`PageDuplicateCreate`, `Forbidden`)
+ * only — an internal page's body or a socket's `connect ECONNREFUSED 10.0.0.7:3000` never reaches the debate's
+ * publish state, its room note or the models that read the room.
  */
+
+import { errorTypeToken } from '@hal-ai/providers';
 
 /** The GraphQL document of `pages.create` (every argument Wiki.js requires, as variables). */
 export const WIKI_CREATE_PAGE = `mutation HalCreatePage($content: String!, $description: String!, $editor: String!, $isPublished: Boolean!, $isPrivate: Boolean!, $locale: String!, $path: String!, $tags: [String]!, $title: String!) {
@@ -103,16 +108,33 @@ export function isWikiUrl(url: string): boolean {
   }
 }
 
+// Only `succeeded` is checked: the other fields are the server's and are read as `unknown` would be.
 interface ResponseResult {
   succeeded: boolean;
-  errorCode: number;
-  slug: string;
-  message: string | null;
+  errorCode: unknown;
+  slug: unknown;
 }
 
 function isResponseResult(value: unknown): value is ResponseResult {
   const result = value as Partial<ResponseResult> | null;
   return typeof result === 'object' && result !== null && typeof result.succeeded === 'boolean';
+}
+
+/**
+ * The identifier-shaped words of GraphQL `errors` (a one-word message such as `Forbidden`, else an Apollo
+ * `extensions.code`), at most three, as ` (Forbidden)`; empty when there is none. Sentences are left out.
+ */
+function graphqlWords(errors: readonly { message?: unknown; extensions?: { code?: unknown } }[]): string {
+  const words = new Set<string>();
+  for (const entry of errors.slice(0, 10)) {
+    const code = entry?.extensions?.code;
+    const word =
+      errorTypeToken(typeof entry?.message === 'string' ? entry.message : undefined) ??
+      errorTypeToken(typeof code === 'string' ? code : undefined);
+    if (word) words.add(word);
+  }
+  const kept = [...words].slice(0, 3);
+  return kept.length > 0 ? ` (${kept.join('; ')})` : '';
 }
 
 /**
@@ -143,23 +165,26 @@ export function createWikiClient(settings: WikiClientSettings): WikiClient {
         body: JSON.stringify({ query, variables }),
         signal: AbortSignal.any(signals),
       });
-    } catch (error) {
-      const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause : error) : null;
-      throw new WikiError('wiki_unreachable', `Wiki.js did not answer: ${reason?.message ?? String(error)}`);
+    } catch {
+      // One fixed sentence for refused, reset, unresolvable and timed out alike: the socket's words name
+      // addresses and tell open ports from closed ones.
+      throw new WikiError('wiki_unreachable', 'Wiki.js did not answer');
     }
     const text = await response.text().catch(() => '');
     if (response.status !== 200) {
       throw new WikiError('wiki_http_error', `Wiki.js answered HTTP ${response.status}`);
     }
-    let body: { data?: { pages?: Record<string, unknown> | null } | null; errors?: { message?: string }[] };
+    let body: {
+      data?: { pages?: Record<string, unknown> | null } | null;
+      errors?: { message?: unknown; extensions?: { code?: unknown } }[];
+    };
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
       throw new WikiError('wiki_bad_response', 'Wiki.js answered something that is not JSON');
     }
     if (Array.isArray(body.errors) && body.errors.length > 0) {
-      const messages = body.errors.map((entry) => entry.message ?? 'error').join('; ');
-      throw new WikiError('wiki_graphql_error', `Wiki.js refused the request: ${messages.slice(0, 500)}`);
+      throw new WikiError('wiki_graphql_error', `Wiki.js refused the request${graphqlWords(body.errors)}`);
     }
     const payload = body.data?.pages?.[field] as
       | { responseResult?: unknown; page?: { id?: unknown } }
@@ -169,10 +194,17 @@ export function createWikiClient(settings: WikiClientSettings): WikiClient {
       throw new WikiError('wiki_bad_response', `Wiki.js answered without pages.${field}.responseResult`);
     }
     if (!result.succeeded) {
+      // Wiki.js's number and slug say what went wrong (`6002 PageDuplicateCreate`); its `message` is prose.
+      const errorCode =
+        typeof result.errorCode === 'number' && Number.isInteger(result.errorCode)
+          ? result.errorCode
+          : undefined;
+      const slug = errorTypeToken(typeof result.slug === 'string' ? result.slug : undefined);
+      const said = [errorCode, slug].filter((part) => part !== undefined).join(' ');
       throw new WikiError(
         'wiki_rejected',
-        `Wiki.js refused pages.${field}: ${result.errorCode} ${result.slug}${result.message ? ` (${result.message.slice(0, 300)})` : ''}`,
-        result.errorCode,
+        `Wiki.js refused pages.${field}${said ? `: ${said}` : ''}`,
+        errorCode,
       );
     }
     return payload;
