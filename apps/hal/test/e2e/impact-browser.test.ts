@@ -146,7 +146,7 @@ describe.skipIf(!hasChromium)('the impact an operator judges (Chromium, real hal
     await send(page, '@alpha APPROVE web-pending please');
     const card = await cardOf(page, 'hal_server_approve');
     await expect(card.locator('.hal-risk').getAttribute('data-risk')).resolves.toBe('write');
-    const korean = await impactSaid(card.locator('.hal-impact'));
+    const korean = await impactSaid(card.locator('.hal-action-impact'));
     expect(korean.summary).toBe(translate('ko', 'impact_server_approve', { name: 'web-pending' }));
     expect(korean.changes).toEqual([
       `${translate('ko', 'impact_field_state')}: ${translate('ko', 'state_pending')} → ${translate('ko', 'state_active')}`,
@@ -165,7 +165,9 @@ describe.skipIf(!hasChromium)('the impact an operator judges (Chromium, real hal
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'impact-card-ko-1400.png') });
 
     await switchLanguage(page, 'en');
-    const english = await impactSaid((await cardOf(page, 'hal_server_approve')).locator('.hal-impact'));
+    const english = await impactSaid(
+      (await cardOf(page, 'hal_server_approve')).locator('.hal-action-impact'),
+    );
     expect(english).toEqual({
       summary: 'Approve server web-pending: it becomes active and may receive deployments',
       changes: ['state: pending → active'],
@@ -176,18 +178,23 @@ describe.skipIf(!hasChromium)('the impact an operator judges (Chromium, real hal
   it("shows a high action's three-step dialog with the card's impact, as a list, not as JSON", async () => {
     await send(page, '@alpha ISOLATE web-active please');
     const card = await cardOf(page, 'hal_server_isolate');
-    const onCard = await impactSaid(card.locator('.hal-impact'));
-    expect(onCard.summary).toBe(translate('ko', 'impact_server_isolate', { name: 'web-active' }));
+    const onCard = await impactSaid(card.locator('.hal-action-impact'));
     await card.locator('button[data-act=approve]').click();
     await reauthIfAsked(page, hal.password);
     const steps = page.locator('dialog.hal-three-step');
     await steps.waitFor({ state: 'visible', timeout: 15_000 });
+    const step = steps.locator('.hal-step');
+    await step.locator('h3').waitFor();
+    // What the operator reads on step 1 (closed <details> are not rendered): sentences and `field: from → to`,
+    // no JSON; the card's summary among them.
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point (folded JSON is not).
+    const shown = await step.innerText();
+    expect(shown).not.toMatch(/[{}"]/);
+    expect(shown).toContain(onCard.summary);
+    // The same impact block as the card, in Korean.
     const block = steps.locator('.hal-impact');
     await expect(impactSaid(block)).resolves.toEqual(onCard);
-    // What the operator reads (closed <details> are not rendered): sentences and `field: from → to`, no JSON.
-    const shown = await block.innerText();
-    expect(shown).toContain(onCard.summary);
-    expect(shown).not.toMatch(/[{}"]/);
+    expect(onCard.summary).toBe(translate('ko', 'impact_server_isolate', { name: 'web-active' }));
     await expect(block.locator('.hal-impact-facts dd[data-key=reason]').textContent()).resolves.toBe(
       'disk failure',
     );
@@ -226,7 +233,7 @@ describe.skipIf(!hasChromium)('the impact an operator judges (Chromium, real hal
     // HAL answers again: "load again" shows the impact and offers approve.
     await page.unroute(impactRoute);
     await failed.locator('button[data-impact-retry]').click();
-    const recovered = await impactSaid(card.locator('.hal-impact'));
+    const recovered = await impactSaid(card.locator('.hal-action-impact'));
     expect(recovered.summary).toBe(
       translate('ko', 'impact_incident_open', {
         severity: translate('ko', 'state_major'),

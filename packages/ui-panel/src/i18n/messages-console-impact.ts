@@ -96,7 +96,7 @@ const ko = {
   impact_ui_facts: '대상',
   impact_ui_raw: '원본 JSON',
   impact_ui_loading: '영향을 계산하는 중…',
-  impact_ui_failed: '영향을 불러오지 못했습니다. 무엇이 바뀌는지 확인한 뒤에 승인하세요.',
+  impact_ui_failed: '무엇이 바뀌는지(영향)를 불러오지 못했습니다.',
   impact_ui_retry: '다시 불러오기',
   impact_ui_approve_held: '영향을 확인할 수 있을 때까지 승인할 수 없습니다.',
 } as const satisfies Record<`impact_${string}`, string>;
@@ -178,7 +178,7 @@ const en = {
   impact_ui_facts: 'Targets',
   impact_ui_raw: 'raw JSON',
   impact_ui_loading: 'Computing the impact…',
-  impact_ui_failed: 'The impact could not be loaded. Check what changes before you approve.',
+  impact_ui_failed: 'What this changes (the impact) could not be loaded.',
   impact_ui_retry: 'Load again',
   impact_ui_approve_held: 'Approval waits until the impact can be checked.',
 } as const satisfies Record<keyof typeof ko, string>;
