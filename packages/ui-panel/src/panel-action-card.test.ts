@@ -41,8 +41,9 @@ describe('renderActionCard (an operator can judge it)', () => {
     };
     const card = renderActionCard(context, testAction(), toImpactAnswer({ impact, refusal: null }));
     expect(card.querySelector('.hal-impact-summary')?.textContent).toBe(impact.summary);
+    // In the operator's language (the test context is Korean, the default), as `field: from → to`.
     expect(card.querySelector('.hal-impact-changes li[data-field=state]')?.textContent).toBe(
-      'state active → isolated',
+      '상태: 활성 → 격리됨',
     );
     expect(card.querySelector('.hal-impact-facts dd[data-key=name]')?.textContent).toBe('web-1');
     expect(renderActionCard(context, testAction()).querySelector('.hal-action-impact')).toBeNull();
@@ -63,5 +64,41 @@ describe('renderActionCard (an operator can judge it)', () => {
     expect(card.getAttribute('tabindex')).toBe('-1');
     const label = card.querySelector(`#${card.getAttribute('aria-labelledby')}`);
     expect(label?.textContent).toContain('hal_server_isolate');
+  });
+
+  it('says when the impact is loading or could not be loaded, and holds approve until it is known', () => {
+    const approve = (card: HTMLElement) => card.querySelector<HTMLButtonElement>('button[data-act=approve]');
+    const loading = renderActionCard(context, testAction(), {
+      impact: null,
+      refusal: null,
+      state: 'loading',
+    });
+    expect(loading.querySelector('.hal-impact-loading')?.textContent).toBe('영향을 계산하는 중…');
+    expect(approve(loading)?.disabled).toBe(true);
+    const failed = renderActionCard(context, testAction(), { impact: null, refusal: null, state: 'failed' });
+    expect(failed.querySelector('.hal-impact-failed[role=alert]')?.textContent).toContain(
+      '불러오지 못했습니다',
+    );
+    expect(failed.querySelector('button[data-impact-retry]')).not.toBeNull();
+    expect(approve(failed)?.disabled).toBe(true);
+    expect(approve(failed)?.getAttribute('aria-describedby')).toBe(
+      failed.querySelector('.hal-impact-failed')?.id,
+    );
+    // Reject stays: saying no is always safe.
+    expect(failed.querySelector<HTMLButtonElement>('button[data-act=reject]')?.disabled).toBe(false);
+    const known = renderActionCard(
+      context,
+      testAction(),
+      toImpactAnswer({ impact: { summary: 'Isolate server web-1' }, refusal: null }),
+    );
+    expect(approve(known)?.disabled).toBe(false);
+    expect(known.querySelector('.hal-impact-failed, .hal-impact-loading')).toBeNull();
+    // A decided proposal shows no pending state.
+    const decided = renderActionCard(context, testAction({ status: 'rejected' }), {
+      impact: null,
+      refusal: null,
+      state: 'failed',
+    });
+    expect(decided.querySelector('.hal-impact-failed')).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import type { Action } from '@hal-ai/spec';
 import type { Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
+import { renderImpactView } from './panel-impact-view.js';
 import { renderTaintWarning } from './panel-web-context.js';
 
 /** What a proposal card needs of the render context. */
@@ -77,6 +78,11 @@ export function renderValueList(
 export interface ActionImpactAnswer {
   impact: ActionImpactView | null;
   refusal: { code: string; message: string } | null;
+  /**
+   * `loading` while HAL computes it, `failed` when it could not be loaded (a network or server error): the card
+   * says so and holds its approve button, instead of showing a write or high action as if nothing changed.
+   */
+  state?: 'loading' | 'failed';
 }
 
 /** Reads an impact answer defensively (an impact may also be a plain sentence). */
@@ -95,31 +101,40 @@ export function toImpactAnswer(body: { impact?: unknown; refusal?: unknown }): A
 }
 
 function renderImpact(context: ActionCardContext, impact: ActionImpactView): HTMLElement {
-  const { document, t } = context;
-  const { summary, change, ...facts } = impact;
-  const section = createElement(document, 'div', { class: 'hal-action-impact', role: 'group' }, [
-    createElement(document, 'strong', { class: 'hal-impact-title' }, [t('panel_impact')]),
-    typeof summary === 'string'
-      ? createElement(document, 'p', { class: 'hal-impact-summary' }, [summary])
-      : null,
-  ]);
-  if (isRecord(change) && Object.keys(change).length > 0) {
-    section.append(
-      createElement(
-        document,
-        'ul',
-        { class: 'hal-impact-changes' },
-        Object.entries(change).map(([field, step]) =>
-          createElement(document, 'li', { 'data-field': field }, [
-            createElement(document, 'code', {}, [field]),
-            isRecord(step) ? ` ${readable(step.from)} → ${readable(step.to)}` : ` ${readable(step)}`,
-          ]),
-        ),
-      ),
-    );
-  }
-  if (Object.keys(facts).length > 0) section.append(renderValueList(document, facts, 'hal-impact-facts'));
+  const section = renderImpactView(context, impact);
+  section.classList.add('hal-action-impact');
   return section;
+}
+
+/** The id of the line that says why a card's approve button waits (its `aria-describedby`). */
+function heldId(action: Action): string {
+  return `hal-impact-held-${action.id}`;
+}
+
+/**
+ * While the impact of a pending write or high proposal is being computed, or could not be loaded, the card says
+ * so (with a retry after a failure) and its approve button waits: never offered as if nothing changed.
+ */
+function renderImpactPending(
+  context: ActionCardContext,
+  action: Action,
+  state: 'loading' | 'failed',
+): HTMLElement {
+  const { document, t } = context;
+  if (state === 'loading') {
+    return createElement(document, 'p', { class: 'hal-impact-loading', role: 'status', id: heldId(action) }, [
+      t('impact_ui_loading'),
+    ]);
+  }
+  return createElement(document, 'div', { class: 'hal-impact-failed', role: 'alert', id: heldId(action) }, [
+    createElement(document, 'p', {}, [`${t('impact_ui_failed')} ${t('impact_ui_approve_held')}`]),
+    createElement(
+      document,
+      'button',
+      { type: 'button', class: 'hal-impact-retry', 'data-impact-retry': '' },
+      [t('impact_ui_retry')],
+    ),
+  ]);
 }
 
 /**
@@ -170,6 +185,11 @@ export function renderActionCard(
       ]),
     ]),
   );
+  const held =
+    action.status === 'proposed' && action.risk !== 'read' && answer?.state !== undefined
+      ? answer.state
+      : undefined;
+  if (held) card.append(renderImpactPending(context, action, held));
   if (answer && action.risk !== 'read') {
     if (answer.impact) card.append(renderImpact(context, answer.impact));
     if (answer.refusal) {
@@ -221,9 +241,17 @@ export function renderActionCard(
   if (action.status === 'proposed') {
     card.append(
       createElement(document, 'div', { class: 'hal-action-buttons' }, [
-        createElement(document, 'button', { type: 'button', class: 'hal-approve', 'data-act': 'approve' }, [
-          t('panel_approve'),
-        ]),
+        createElement(
+          document,
+          'button',
+          {
+            type: 'button',
+            class: 'hal-approve',
+            'data-act': 'approve',
+            ...(held ? { disabled: '', 'aria-describedby': heldId(action) } : {}),
+          },
+          [t('panel_approve')],
+        ),
         createElement(document, 'button', { type: 'button', class: 'hal-reject', 'data-act': 'reject' }, [
           t('panel_reject'),
         ]),

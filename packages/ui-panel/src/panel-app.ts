@@ -187,23 +187,34 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     toggle,
   ]);
   root.replaceChildren(handle, head, body);
-  // The impact HAL computes for a pending write/high proposal, fetched once per action (SPEC §5).
-  const impacts = new Map<string, ActionImpactAnswer | 'loading'>();
+  // The impact HAL computes for a pending write/high proposal, fetched once per action (SPEC §5). A failed fetch
+  // is remembered as failed, not as "no impact": the card says so, offers a retry and holds its approve button.
+  const IMPACT_LOADING: ActionImpactAnswer = { impact: null, refusal: null, state: 'loading' };
+  const IMPACT_FAILED: ActionImpactAnswer = { impact: null, refusal: null, state: 'failed' };
+  const impacts = new Map<string, ActionImpactAnswer>();
   function impactOf(action: Action): ActionImpactAnswer | undefined {
     const known = impacts.get(action.id);
-    if (known !== undefined) return known === 'loading' ? undefined : known;
+    if (known !== undefined) return known;
     if (action.risk === 'read' || action.status !== 'proposed') return undefined;
-    impacts.set(action.id, 'loading');
+    impacts.set(action.id, IMPACT_LOADING);
     api
       .get<{ impact?: unknown; refusal?: unknown }>(
         `/ops/api/ai/actions/${encodeURIComponent(action.id)}/impact`,
       )
       .then((body) => impacts.set(action.id, toImpactAnswer(body)))
-      // Not pending any more (decided meanwhile) or unreachable: the card goes on without an impact.
-      .catch(() => impacts.set(action.id, { impact: null, refusal: null }))
+      // Unreachable, or decided meanwhile (its card then leaves `proposed` and shows no impact state at all).
+      .catch(() => impacts.set(action.id, IMPACT_FAILED))
       .finally(scheduleRender);
-    return undefined;
+    return IMPACT_LOADING;
   }
+  // "Load again" on a card whose impact failed: forget the failure, the next render fetches it anew.
+  list.addEventListener('click', (event) => {
+    const retry = (event.target as Element).closest<HTMLButtonElement>('button[data-impact-retry]');
+    const actionId = retry?.closest<HTMLElement>('[data-action-id]')?.dataset.actionId;
+    if (!retry || actionId === undefined || impacts.get(actionId) !== IMPACT_FAILED) return;
+    impacts.delete(actionId);
+    scheduleRender();
+  });
   const roomView = createRoomView(context, list, { impactOf });
   const debateView = createDebateView({ context, api, host: debateHost, messages: list });
 

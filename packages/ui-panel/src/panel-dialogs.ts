@@ -1,5 +1,6 @@
 import type { Translator } from './i18n/index.js';
 import { type PanelApi, PanelHttpError } from './panel-api.js';
+import { renderImpactView } from './panel-impact-view.js';
 import { createElement } from './panel-render.js';
 
 /** What the dialogs need. */
@@ -208,13 +209,9 @@ export interface ThreeStepConfirmation {
   confirmExecute: true;
 }
 
-function impactText(impact: unknown): string {
-  if (typeof impact === 'string') return impact;
-  return JSON.stringify(impact, null, 2);
-}
-
 /**
- * The three-step dialog of a high action (`409 three_step_required`): (1) the impact, (2) every
+ * The three-step dialog of a high action (`409 three_step_required`): (1) the impact (the proposal card's
+ * impact block, in the operator's language), (2) every
  * identifier retyped exactly, (3) execute. Resolves the confirmation body, or `null` on cancel.
  */
 export function openThreeStepDialog(
@@ -243,7 +240,8 @@ export function openThreeStepDialog(
       const cancel = cancelButton();
       body.replaceChildren(
         createElement(document, 'h3', {}, [t('panel_step_impact')]),
-        createElement(document, 'pre', { class: 'hal-impact' }, [impactText(details.impact)]),
+        // The same impact block as the proposal card: a readable list, the raw JSON one click away.
+        renderImpactView(context, details.impact),
         createElement(document, 'div', { class: 'hal-dialog-buttons' }, [cancel, next]),
       );
       cancel.addEventListener('click', cancelWith);

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FakeRequest, FakeServer, FakeStep } from '@hal-ai/providers/testing';
 import { createFakeOpenAI } from '@hal-ai/providers/testing';
+import { translate } from '@hal-ai/ui-panel/i18n';
 import { type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
@@ -320,8 +321,9 @@ describe.skipIf(!hasChromium)('the panel as an operator uses it (Chromium, real 
     );
     await expect(card.locator('.hal-action-args dd[data-key=id]').textContent()).resolves.toBe(serverId);
     await expect(card.locator('.hal-impact-summary').textContent()).resolves.toContain('web-1');
+    // In the operator's language (Korean by default): the state's word, not the stored value.
     await expect(card.locator('.hal-impact-changes li[data-field=state]').textContent()).resolves.toContain(
-      'isolated',
+      translate('ko', 'state_isolated'),
     );
     const raw = card.locator('details.hal-action-raw');
     await expect(raw.evaluate((node) => (node as HTMLDetailsElement).open)).resolves.toBe(false);

@@ -1,4 +1,5 @@
 import { HalError } from '@hal-ai/spec';
+import { type ImpactSummaryCode, translate } from '@hal-ai/ui-panel/i18n';
 import type { Deployment } from './core-deployments.js';
 import type { Job } from './core-jobs.js';
 import type { Release } from './core-releases.js';
@@ -25,6 +26,26 @@ type DesiredRef = Pick<Deployment, 'module' | 'actualVersion' | 'desiredVersion'
 /** What the identifiers name when an operation targets every active server (no `serverId`). */
 export const ALL_SERVERS = 'all servers';
 
+/** The values of an impact's summary sentence (`{name}` placeholders of its catalogue message). */
+export type ImpactParams = Readonly<Record<string, string | number>>;
+
+/**
+ * An impact's summary line, three ways: `summaryCode` + `summaryParams` for the operator's screen (the catalogue
+ * sentence in their language: the proposal card, the three steps) and `summary`, the English sentence models and
+ * MCP clients read — the catalogue's English message itself, so the two can never tell different stories.
+ *
+ * @example
+ * impactSummary('impact_server_isolate', { name: 'web-1' });
+ * // { summary: 'Isolate server web-1: no deployments, its agent is refused',
+ * //   summaryCode: 'impact_server_isolate', summaryParams: { name: 'web-1' } }
+ */
+export function impactSummary(
+  code: ImpactSummaryCode,
+  params: ImpactParams = {},
+): { summary: string; summaryCode: ImpactSummaryCode; summaryParams: ImpactParams } {
+  return { summary: translate('en', code, params), summaryCode: code, summaryParams: params };
+}
+
 /** A server as an impact names it: id, name and current state. */
 export function serverSummary(server: ServerRef) {
   return { id: server.id, name: server.name, state: server.state };
@@ -36,7 +57,7 @@ export function describeServerIsolate(server: ServerRef, reason: string | undefi
     action: 'server.isolate',
     target: `server:${server.id}`,
     impact: {
-      summary: `Isolate server ${server.name}: no deployments, its agent is refused`,
+      ...impactSummary('impact_server_isolate', { name: server.name }),
       server: serverSummary(server),
       change: { state: { from: server.state, to: 'isolated' } },
       reason,
@@ -54,7 +75,7 @@ export function describeServerDelete(
     action: 'server.delete',
     target: `server:${server.id}`,
     impact: {
-      summary: `Delete server ${server.name}: its agent token is revoked; its history stays`,
+      ...impactSummary('impact_server_delete', { name: server.name }),
       server: serverSummary(server),
       change: { state: { from: server.state, to: 'deleted' } },
       deployments: deployments.map((d) => `${d.module}@${d.actualVersion ?? 'none'}`),
@@ -82,7 +103,7 @@ export function describeReleaseApprove(release: Release): HighActionDescription 
     action: 'release.approve',
     target: `release:${release.id}`,
     impact: {
-      summary: `Approve ${release.module}@${release.version}: it may then be deployed to any active server`,
+      ...impactSummary('impact_release_approve', { module: release.module, version: release.version }),
       release: {
         id: release.id,
         module: release.module,
@@ -107,7 +128,11 @@ export function describeDeploy(
     action: 'deploy.request',
     target: `server:${server.id}`,
     impact: {
-      summary: `Deploy ${args.module}@${args.version} to ${server.name}`,
+      ...impactSummary('impact_deploy_request', {
+        module: args.module,
+        version: args.version,
+        server: server.name,
+      }),
       server: serverSummary(server),
       change: { module: args.module, from: current?.actualVersion ?? null, to: args.version },
     },
@@ -131,7 +156,7 @@ export function describeRollback(
     action: 'deploy.rollback',
     target: `server:${server.id}`,
     impact: {
-      summary: `Roll ${args.module} on ${server.name} back to its previous version`,
+      ...impactSummary('impact_deploy_rollback', { module: args.module, server: server.name }),
       server: serverSummary(server),
       change: {
         module: args.module,
@@ -163,10 +188,12 @@ export function describeReconcile(
     action: 'deploy.reconcile',
     target: server ? `server:${server.id}` : 'servers:all',
     impact: {
-      summary: server
-        ? `Bring ${server.name} to its desired versions (deploys or rolls back modules that differ)`
-        : 'Bring every active server to its desired versions (deploys or rolls back modules that differ)',
-      server: server ? serverSummary(server) : 'all active servers',
+      ...(server
+        ? impactSummary('impact_deploy_reconcile_server', { server: server.name })
+        : impactSummary('impact_deploy_reconcile_all')),
+      ...(server
+        ? { server: serverSummary(server) }
+        : { server: 'all active servers', serverCode: 'impact_value_all_servers' }),
       differences,
     },
     identifiers: [server ? server.name : ALL_SERVERS],
@@ -195,10 +222,10 @@ export function describeJobRevert(job: Job, server: ServerRef): HighActionDescri
     action: 'job.revert',
     target: `job:${job.id}`,
     impact: {
-      summary: `Revert deploy ${module}@${version} on ${server.name}: a rollback job to its previous version`,
+      ...impactSummary('impact_job_revert', { module, version, server: server.name }),
       job: { id: job.id, type: job.type, finishedAt: job.finishedAt },
       server: serverSummary(server),
-      change: { module, from: version, to: 'the previous version' },
+      change: { module, from: version, to: 'the previous version', toCode: 'impact_value_previous_version' },
     },
     identifiers: [server.name, `${module}@${version}`],
   };
@@ -217,14 +244,21 @@ export function describeSettingsSet(
     action: 'settings.set',
     target: server ? `server:${server.id}` : 'settings:global',
     impact: {
-      summary: `Set ${args.key}${server ? ` on server ${server.name}` : ' (global)'}`,
+      ...(server
+        ? impactSummary('impact_settings_set_server', { key: args.key, server: server.name })
+        : impactSummary('impact_settings_set_global', { key: args.key })),
       ...(server ? { server: serverSummary(server) } : {}),
       change: {
         key: args.key,
         from: before?.value ?? null,
         fromSource: before?.source ?? null,
         to: args.value,
-        ...(args.value === null ? { note: 'null removes the stored value: the key falls back' } : {}),
+        ...(args.value === null
+          ? {
+              note: 'null removes the stored value: the key falls back',
+              noteCode: 'impact_value_setting_fallback',
+            }
+          : {}),
       },
     },
     identifiers: [args.key],
@@ -243,8 +277,16 @@ export function describeSettingsApply(
     action: 'settings.apply',
     target: server ? `server:${server.id}` : 'servers:all',
     impact: server
-      ? { summary: `Apply the effective settings to ${server.name}`, server: serverSummary(server), values }
-      : { summary: 'Apply settings to HAL and every active server', server: 'all active servers' },
+      ? {
+          ...impactSummary('impact_settings_apply_server', { server: server.name }),
+          server: serverSummary(server),
+          values,
+        }
+      : {
+          ...impactSummary('impact_settings_apply_all'),
+          server: 'all active servers',
+          serverCode: 'impact_value_all_servers',
+        },
     identifiers: [server ? server.name : ALL_SERVERS],
   };
 }

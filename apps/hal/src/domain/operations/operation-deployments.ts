@@ -4,6 +4,7 @@ import {
   describeDeploy,
   describeReconcile,
   describeRollback,
+  impactSummary,
   serverSummary,
 } from '../core/core-impacts.js';
 import { DeployArgs, ModuleHealthArgs, ReconcileArgs, RollbackArgs } from '../core/core-schemas.js';
@@ -72,7 +73,7 @@ export const moduleHealth = defineOperation({
       action: 'module.health',
       target: `server:${server.id}`,
       impact: {
-        summary: `Check the health of ${args.module} on ${server.name} (a module_health job; nothing changes)`,
+        ...impactSummary('impact_module_health', { module: args.module, server: server.name }),
         server: serverSummary(server),
         module: { name: args.module, actualVersion: deployed?.actualVersion ?? null },
       },

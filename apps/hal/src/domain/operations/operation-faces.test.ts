@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
-import { translate } from '@hal-ai/ui-panel/i18n';
+import { isMessageKey, LOCALES, MESSAGES, translate } from '@hal-ai/ui-panel/i18n';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, type TestSession } from '../../../test/foundation.test-support.js';
 import { OPERATION_TOOLS } from '../../ai/tools/hal-operation-tools.js';
@@ -233,5 +233,58 @@ describe('every HAL operation', () => {
     const secret = await SAMPLES['settings.secret_set']();
     const described = await impactOf(HAL_OPERATIONS['settings.secret_set'], secret as never, t.deps.core);
     expect(JSON.stringify(described)).not.toContain(String(secret.value));
+  }, 60_000);
+
+  it('gives every summary a catalogue code whose sentence exists in both languages with every value filled', async () => {
+    // Each branch of every summary: the samples above, plus the variants a sample does not reach.
+    const variants: Array<[OperationName, Record<string, unknown>]> = OPERATION_NAMES.filter(executable).map(
+      (name) => [name, {}],
+    );
+    const server = await activeServer();
+    const job = await succeededDeploy();
+    variants.push(
+      [
+        'release.register',
+        {
+          module: 'portal',
+          version: '9.9.9',
+          sha256: 'a'.repeat(64),
+          artifact: { path: '/tmp/x', sha256: 'a'.repeat(64), size: 1 },
+        },
+      ],
+      ['server.maintenance', { id: server, on: false }],
+      ['deploy.reconcile', { serverId: server }],
+      ['settings.set', { key: 'log.level', value: null, serverId: server }],
+      ['settings.secret_set', { key: 'alerts.webhook_secret', value: null }],
+      ['settings.secret_set', { key: 'alerts.webhook_secret', value: 'x'.repeat(24), serverId: server }],
+      ['settings.secret_set', { key: 'alerts.webhook_secret', value: null, serverId: server }],
+      ['settings.apply', { serverId: server }],
+      ...(['cancel', 'resume', 'stop'] as const).map((action): [OperationName, Record<string, unknown>] => [
+        'job.control',
+        { id: job, action },
+      ]),
+    );
+    const used = new Set<string>();
+    for (const [name, given] of variants) {
+      const args = Object.keys(given).length > 0 ? given : await SAMPLES[name]();
+      const { impact } = await HAL_OPERATIONS[name].describe(t.deps.core, args as never);
+      const code = String(impact.summaryCode);
+      const params = impact.summaryParams as Record<string, string | number>;
+      expect(code.startsWith('impact_') && isMessageKey(code), `${name}: ${code}`).toBe(true);
+      if (!isMessageKey(code)) continue;
+      used.add(code);
+      for (const locale of LOCALES) {
+        expect(MESSAGES[locale][code], `${name} ${locale}`).toBeTruthy();
+        // Every placeholder of the sentence is one of the values: none is left showing as {name}.
+        expect(translate(locale, code, params), `${name} ${locale}`).not.toMatch(/\{[a-zA-Z0-9_]+\}/);
+      }
+      // The English summary models and MCP clients read is that same sentence.
+      expect(impact.summary, name).toBe(translate('en', code, params));
+    }
+    // And no sentence of the catalogue is one no operation says.
+    const sentences = Object.keys(MESSAGES.ko).filter(
+      (key) => key.startsWith('impact_') && !/^impact_(field|value|ui)_/.test(key),
+    );
+    expect(sentences.filter((key) => !used.has(key))).toEqual([]);
   }, 60_000);
 });

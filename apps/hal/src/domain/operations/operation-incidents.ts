@@ -1,3 +1,4 @@
+import { impactSummary } from '../core/core-impacts.js';
 import { IncidentOpenArgs, IncidentResolveArgs, NoArgs } from '../core/core-schemas.js';
 import { defineOperation } from './operation-definition.js';
 
@@ -13,7 +14,11 @@ export const incidentOpen = defineOperation({
     action: 'incident.open',
     target: `incident-key:${args.key}`,
     impact: {
-      summary: `Open a ${args.severity} incident ${args.key}: ${args.title}`,
+      ...impactSummary('impact_incident_open', {
+        severity: args.severity,
+        key: args.key,
+        title: args.title,
+      }),
       incident: { key: args.key, title: args.title, severity: args.severity },
     },
     identifiers: [args.key],
@@ -31,7 +36,7 @@ export const incidentResolve = defineOperation({
     action: 'incident.resolve',
     target: `incident:${args.id}`,
     impact: {
-      summary: `Resolve incident ${args.id}`,
+      ...impactSummary('impact_incident_resolve', { id: args.id }),
       change: { state: { from: 'open', to: 'resolved' } },
       resolution: args.resolution,
     },
@@ -52,7 +57,7 @@ export const drSnapshot = defineOperation({
       action: 'dr.snapshot',
       target: 'dr:snapshots',
       impact: {
-        summary: 'Take a DR snapshot now: an online backup of HAL’s database, verified with integrity_check',
+        ...impactSummary('impact_dr_snapshot'),
         snapshots: { count: dr.count, lastAgeS: dr.lastAgeS, lastVerified: dr.verified },
       },
       identifiers: [],

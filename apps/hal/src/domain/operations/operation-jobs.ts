@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { describeJobRevert, revertableDeploy } from '../core/core-impacts.js';
+import { describeJobRevert, impactSummary, revertableDeploy } from '../core/core-impacts.js';
 import { JOB_CONTROL_ACTIONS, JobControlArgs, JobIdArgs } from '../core/core-schemas.js';
 import { defineOperation } from './operation-definition.js';
 
@@ -24,12 +24,13 @@ export const JobRevertArgs = v.strictObject({
   reason: JobControlArgs.entries.reason,
 });
 
-const CONTROL_EFFECTS: Record<(typeof JOB_WRITE_CONTROLS)[number], string> = {
-  cancel: 'it stops at its next step boundary and ends cancelled',
-  retry: 'a new job linked to it runs the same work again',
-  resume: 'it continues after its last finished step',
-  stop: 'it pauses between steps until resumed',
-};
+/** Each control's summary sentence (what it does to the job) in the message catalogue. */
+const CONTROL_SUMMARIES = {
+  cancel: 'impact_job_cancel',
+  retry: 'impact_job_retry',
+  resume: 'impact_job_resume',
+  stop: 'impact_job_stop',
+} as const satisfies Record<(typeof JOB_WRITE_CONTROLS)[number], string>;
 
 /** `job.control`: cancel, retry, resume or stop a job; the core refuses what the job's state does not allow. */
 export const jobControl = defineOperation({
@@ -43,7 +44,7 @@ export const jobControl = defineOperation({
       action: `job.${args.action}`,
       target: `job:${job.id}`,
       impact: {
-        summary: `${args.action[0]?.toUpperCase()}${args.action.slice(1)} job ${job.id} (${job.type}, ${job.state}): ${CONTROL_EFFECTS[args.action]}`,
+        ...impactSummary(CONTROL_SUMMARIES[args.action], { id: job.id, type: job.type, state: job.state }),
         job: { id: job.id, type: job.type, state: job.state },
         ...(args.reason === undefined ? {} : { reason: args.reason }),
       },

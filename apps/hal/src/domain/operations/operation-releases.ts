@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { assertReleaseApprovable, describeReleaseApprove } from '../core/core-impacts.js';
+import { assertReleaseApprovable, describeReleaseApprove, impactSummary } from '../core/core-impacts.js';
 import { ReleaseIdArgs, ReleaseUploadFields } from '../core/core-schemas.js';
 import type { HalCore } from '../core/hal-core.js';
 import { defineOperation } from './operation-definition.js';
@@ -41,7 +41,7 @@ export const releaseRegister = defineOperation({
     action: 'release.register',
     target: `release-name:${args.module}@${args.version}`,
     impact: {
-      summary: `Register ${args.module}@${args.version}: it deploys only after approval`,
+      ...impactSummary('impact_release_register', { module: args.module, version: args.version }),
       release: { module: args.module, version: args.version, sha256: args.sha256, size: args.artifact.size },
     },
     identifiers: [args.module, args.version],

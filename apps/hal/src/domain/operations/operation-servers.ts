@@ -1,4 +1,9 @@
-import { describeServerDelete, describeServerIsolate, serverSummary } from '../core/core-impacts.js';
+import {
+  describeServerDelete,
+  describeServerIsolate,
+  impactSummary,
+  serverSummary,
+} from '../core/core-impacts.js';
 import {
   ServerCreateArgs,
   ServerIdArgs,
@@ -22,7 +27,7 @@ export const serverCreate = defineOperation({
     action: 'server.create',
     target: `server-name:${args.name}`,
     impact: {
-      summary: `Register server ${args.name} (${args.role}): it starts pending and receives nothing until approved`,
+      ...impactSummary('impact_server_create', { name: args.name, role: args.role }),
       change: { name: args.name, role: args.role, state: { from: null, to: 'pending' } },
     },
     identifiers: [args.name],
@@ -42,7 +47,7 @@ export const serverApprove = defineOperation({
       action: 'server.approve',
       target: `server:${server.id}`,
       impact: {
-        summary: `Approve server ${server.name}: it becomes active and may receive deployments`,
+        ...impactSummary('impact_server_approve', { name: server.name }),
         server: serverSummary(server),
         change: { state: { from: server.state, to: 'active' } },
       },
@@ -64,9 +69,9 @@ export const serverMaintenance = defineOperation({
       action: 'server.maintenance',
       target: `server:${server.id}`,
       impact: {
-        summary: args.on
-          ? `Put ${server.name} into maintenance: no new deployments while someone works on it`
-          : `Bring ${server.name} back from maintenance to active`,
+        ...impactSummary(args.on ? 'impact_server_maintenance_on' : 'impact_server_maintenance_off', {
+          name: server.name,
+        }),
         server: serverSummary(server),
         change: { state: { from: server.state, to: args.on ? 'maintenance' : 'active' } },
       },
@@ -88,7 +93,7 @@ export const serverAgentToken = defineOperation({
       action: 'server.agent_token',
       target: `server:${server.id}`,
       impact: {
-        summary: `Issue a new agent token for ${server.name}: a previous token stops working`,
+        ...impactSummary('impact_server_agent_token', { name: server.name }),
         server: serverSummary(server),
       },
       identifiers: [server.name, server.id],

@@ -1,4 +1,9 @@
-import { ALL_SERVERS, describeSettingsApply, describeSettingsSet } from '../core/core-impacts.js';
+import {
+  ALL_SERVERS,
+  describeSettingsApply,
+  describeSettingsSet,
+  impactSummary,
+} from '../core/core-impacts.js';
 import { SettingSecretArgs, SettingsApplyArgs, SettingsSetArgs } from '../core/core-schemas.js';
 import { defineOperation } from './operation-definition.js';
 
@@ -39,9 +44,12 @@ export const settingsSecretSet = defineOperation({
     action: 'settings.secret_set',
     target: args.serverId ? `server:${args.serverId}` : 'settings:global',
     // The value itself never appears here: only whether it is set or removed.
-    impact: {
-      summary: `${args.value === null ? 'Remove' : 'Set'} the confidential value ${args.key}${args.serverId ? ` on server ${args.serverId}` : ''}`,
-    },
+    impact: args.serverId
+      ? impactSummary(args.value === null ? 'impact_secret_unset_server' : 'impact_secret_set_server', {
+          key: args.key,
+          server: args.serverId,
+        })
+      : impactSummary(args.value === null ? 'impact_secret_unset' : 'impact_secret_set', { key: args.key }),
     identifiers: [args.key],
   }),
   execute: (core, actor, args) => core.settings.setSecret(actor, args),

@@ -1,5 +1,5 @@
 import { HalError } from '@hal-ai/spec';
-import type { MessageKey } from '@hal-ai/ui-panel/i18n';
+import { type ImpactChange, type ImpactFact, impactLines, type MessageKey } from '@hal-ai/ui-panel/i18n';
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Child } from 'hono/jsx';
@@ -230,22 +230,64 @@ function StepHeader(props: { step: 1 | 2 | 3 }) {
   );
 }
 
-function ImpactView(props: { impact: Record<string, unknown> }) {
-  const { summary, ...rest } = props.impact;
+function ImpactChanges(props: { changes: readonly ImpactChange[]; class: string }) {
   return (
-    <div class="impact">
-      {typeof summary === 'string' ? <p class="impact-summary">{summary}</p> : null}
-      <dl>
-        {Object.entries(rest).map(([key, value]) => (
-          <>
-            <dt>{key}</dt>
-            <dd>
-              <code>{typeof value === 'string' ? value : JSON.stringify(value)}</code>
-            </dd>
-          </>
-        ))}
-      </dl>
-    </div>
+    <ul class={props.class}>
+      {props.changes.map((change) => (
+        <li data-field={change.field}>
+          <span class="impact-field">{change.label}</span>:{' '}
+          {change.from === null ? null : (
+            <>
+              <span class="impact-from">{change.from}</span> →{' '}
+            </>
+          )}
+          <span class="impact-to">{change.to}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ImpactFacts(props: { facts: readonly ImpactFact[]; class: string }) {
+  return (
+    <dl class={props.class}>
+      {props.facts.map((fact) => (
+        <>
+          <dt>{fact.label}</dt>
+          <dd data-key={fact.key}>
+            {fact.facts ? (
+              <ImpactFacts facts={fact.facts} class="impact-nested" />
+            ) : fact.changes ? (
+              <ImpactChanges changes={fact.changes} class="impact-differences" />
+            ) : (
+              fact.text
+            )}
+          </dd>
+        </>
+      ))}
+    </dl>
+  );
+}
+
+/**
+ * The impact of the three steps' first page: the same reading as the panel's proposal card and three-step dialog
+ * (`impactLines`): the summary in the operator's language, `field: from → to`, the facts, the raw JSON folded.
+ */
+function ImpactView(props: { impact: Record<string, unknown> }) {
+  const { t } = usePageText();
+  const lines = impactLines(t, props.impact);
+  return (
+    <section class="impact" aria-label={t('impact_ui_title')}>
+      {lines.summary === null ? null : <p class="impact-summary">{lines.summary}</p>}
+      {lines.changes.length > 0 ? <ImpactChanges changes={lines.changes} class="impact-changes" /> : null}
+      {lines.facts.length > 0 ? <ImpactFacts facts={lines.facts} class="impact-facts" /> : null}
+      <details class="impact-raw">
+        <summary>{t('impact_ui_raw')}</summary>
+        <pre>
+          <code>{lines.raw}</code>
+        </pre>
+      </details>
+    </section>
   );
 }
 
@@ -273,7 +315,12 @@ function StepButtons(props: { back: string; execute?: boolean }) {
 }
 
 function StepSummary(props: { description: HighActionDescription }) {
-  return <p class="impact-summary">{String(props.description.impact.summary ?? props.description.action)}</p>;
+  const { t } = usePageText();
+  return (
+    <p class="impact-summary">
+      {impactLines(t, props.description.impact).summary ?? props.description.action}
+    </p>
+  );
 }
 
 function ImpactStep(props: StepProps) {
@@ -331,12 +378,13 @@ function IdentifiersStep(props: StepProps) {
 }
 
 function ExecuteStep(props: StepProps & { typed: string[] }) {
+  const { t } = usePageText();
   return (
     <section class="card confirm">
       <StepHeader step={3} />
       <StepSummary description={props.description} />
       <p>
-        Identifiers:{' '}
+        {t('panel_identifiers')}:{' '}
         {props.typed.map((value) => (
           <code class="identifier">{value}</code>
         ))}
