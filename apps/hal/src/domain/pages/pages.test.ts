@@ -363,6 +363,11 @@ describe('console pages', () => {
     expect(invalid.status).toBe(400);
     expect(invalid.html).toContain('validation_failed');
     expect(invalid.html).toContain('<code>name</code>');
+    // Each field's failure is a Korean sentence of its own; valibot's English waits in the details box.
+    expect(invalid.html).toMatch(
+      /<ul class="error-issues"[^>]*><li data-issue-path="name">이름: [^<A-Za-z]+<\/li><\/ul>/,
+    );
+    expect(invalid.html).toMatch(/<details class="error-raw">[\s\S]*<code>name<\/code>/);
     expect(invalid.html).not.toMatch(/at .*\.ts:\d+/);
     const early = await post('/ops/deployments', {
       module: 'hal',
