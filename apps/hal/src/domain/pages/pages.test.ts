@@ -347,6 +347,23 @@ describe('console pages', () => {
     const retry = await post(`/ops/jobs/${job.id}/retry`, {});
     expect(retry.status).toBe(409);
     expect(retry.html).toContain('job_not_retryable');
+
+    // A failed job's error: its code's sentence in the page's language, the job's own English one click away.
+    await t.deps.db
+      .updateTable('jobs')
+      .set({
+        state: 'failed',
+        error: JSON.stringify({ code: 'agent_unavailable', message: 'agent on web-1 did not answer' }),
+      })
+      .where('id', '=', job.id)
+      .execute();
+    const failed = await page(`/ops/jobs/${job.id}`);
+    expect(failed.html).toContain(
+      '<dd>서버의 에이전트에 연결할 수 없습니다. <code class="code">agent_unavailable</code>',
+    );
+    expect(failed.html).toMatch(
+      /<details class="error-raw"><summary>[^<]+<\/summary><p>agent on web-1 did not answer<\/p>/,
+    );
   });
 
   it('refuses a form post without the CSRF field', async () => {
