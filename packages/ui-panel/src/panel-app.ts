@@ -15,6 +15,7 @@ import {
   rememberOpener,
   withReauth,
 } from './panel-dialogs.js';
+import { showErrorNote } from './panel-error-note.js';
 import { createMarkdownRenderer, type MarkdownRenderer } from './panel-markdown.js';
 import { commandDescription } from './panel-note-text.js';
 import { listenForOAuthResult, openOAuthPopup } from './panel-oauth.js';
@@ -509,15 +510,8 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
 
   function showError(error: unknown): void {
     composerNote.classList.add('hal-error');
-    if (error instanceof PanelHttpError) {
-      const participants = Array.isArray(error.details.participants)
-        ? ` (${error.details.participants.join(', ')})`
-        : '';
-      composerNote.textContent = `${error.code}: ${error.message}${participants}`;
-      composerNote.dataset.errorCode = error.code;
-    } else {
-      composerNote.textContent = String(error);
-    }
+    // In the reader's language (the code's and each field's sentence); the server's English in the title.
+    showErrorNote(composerNote, t, error);
   }
 
   function selectRoom(roomId: string, force = false): void {
@@ -660,6 +654,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     sendButton.disabled = true;
     composerNote.textContent = '';
     composerNote.classList.remove('hal-error');
+    composerNote.removeAttribute('title');
     delete composerNote.dataset.errorCode;
     api
       .send<{ message: RoomMessage }>('POST', `/ops/api/ai/rooms/${encodeURIComponent(room.id)}/messages`, {

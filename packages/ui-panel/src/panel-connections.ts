@@ -16,6 +16,7 @@ import {
 } from './panel-connections-form.js';
 import { type DialogContext, withReauth } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
+import { showErrorNote } from './panel-error-note.js';
 import { providerLabel } from './panel-provider-text.js';
 import { openTerminalDialog } from './panel-terminal.js';
 import { openLoginTerminal } from './panel-terminal-login.js';
@@ -110,7 +111,8 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
   let list: ConnectionList = { connections: [], providers: [], callbackUrl: '' };
   let editing: Connection | null = null;
 
-  const status = createElement(document, 'p', {
+  // A div, not a p: a refused form lists its fields' failures under the sentence.
+  const status = createElement(document, 'div', {
     class: 'hal-conn-message',
     role: 'status',
     'aria-live': 'polite',
@@ -134,13 +136,8 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
 
   function report(error: unknown): void {
     status.classList.add('hal-error');
-    // The code's sentence in the reader's language; the server's English message stays in the title (bug reports).
-    if (error instanceof PanelHttpError) {
-      const shown = errorText(t, error.code, error.message);
-      status.textContent = shown.text;
-      status.title = shown.raw;
-      status.dataset.errorCode = error.code;
-    } else status.textContent = String(error);
+    // The code's sentence and each refused field's in the reader's language; the server's English in the title.
+    showErrorNote(status, t, error);
   }
   function say(text: string, ...extra: Node[]): void {
     status.classList.remove('hal-error');

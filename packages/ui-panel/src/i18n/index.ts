@@ -28,6 +28,8 @@ export type { FormatterSettings, LocaleFormatters } from './i18n-format.js';
 export { createFormatters, MISSING } from './i18n-format.js';
 export type { ImpactChange, ImpactFact, ImpactLines } from './i18n-impact.js';
 export { impactLines } from './i18n-impact.js';
+export type { IssueText, ValidationIssue } from './i18n-issue-text.js';
+export { issueText, validationIssues } from './i18n-issue-text.js';
 export type { Locale } from './i18n-locale.js';
 export { DEFAULT_LOCALE, isLocale, LOCALES, negotiateLocale, resolveLocale } from './i18n-locale.js';
 export { CONSOLE_MESSAGES } from './messages-console.js';

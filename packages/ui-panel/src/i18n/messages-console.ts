@@ -4,14 +4,17 @@
  * The console pages' messages (`/ops/*`, the login page and the connections screen), one table per language.
  * Keys are flat snake_case with a page prefix (`nav_`, `jobs_`, …); `{name}` marks a placeholder. `en`
  * `satisfies` the Korean table's keys, so a key missing or extra in either language is a compile error. The
- * success notices, the error codes' sentences, the impact sentences and the provider guides live in their own files and are merged here.
+ * success notices, the error codes' sentences, the form failures' sentences, the impact sentences and the provider
+ * guides live in their own files and are merged here.
  */
 import { CONSOLE_CONNECTION_MESSAGES } from './messages-console-connections.js';
 import { CONSOLE_ERROR_MESSAGES } from './messages-console-errors.js';
+import { CONSOLE_FORM_MESSAGES } from './messages-console-forms.js';
 import { CONSOLE_IMPACT_MESSAGES } from './messages-console-impact.js';
 import { CONSOLE_NOTICE_MESSAGES } from './messages-console-notices.js';
 
 const ko = {
+  ...CONSOLE_FORM_MESSAGES.ko,
   ...CONSOLE_NOTICE_MESSAGES.ko,
   ...CONSOLE_ERROR_MESSAGES.ko,
   ...CONSOLE_CONNECTION_MESSAGES.ko,
@@ -357,6 +360,7 @@ const ko = {
 } as const satisfies Record<string, string>;
 
 const en = {
+  ...CONSOLE_FORM_MESSAGES.en,
   ...CONSOLE_NOTICE_MESSAGES.en,
   ...CONSOLE_ERROR_MESSAGES.en,
   ...CONSOLE_CONNECTION_MESSAGES.en,

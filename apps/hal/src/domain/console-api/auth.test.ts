@@ -185,6 +185,77 @@ describe('login', () => {
     expect((await response.json()).error.code).toBe('csrf_failed');
   });
 
+  it("says every failure of the login form in the page's language only: fields, origin, body, password", async () => {
+    t = await createTestApp();
+    const post = async (
+      language: string,
+      fields: Record<string, string>,
+      headers: Record<string, string> = { origin: 'http://localhost' },
+    ) => {
+      const response = await t.request('/ops/login', {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'accept-language': language,
+          ...headers,
+        },
+        body: new URLSearchParams(fields).toString(),
+      });
+      const html = await response.text();
+      const alert =
+        /<div class="alert alert-error" role="alert" data-error-code="([a-z_]+)">([\s\S]*?)<\/div>/.exec(
+          html,
+        );
+      return {
+        status: response.status,
+        code: alert?.[1],
+        text: (alert?.[2] ?? '')
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim(),
+        lang: /<html lang="([a-z]+)">/.exec(html)?.[1],
+      };
+    };
+    const tooLong = { username: 'u'.repeat(1025), password: 'p' };
+    expect(await post('ko', tooLong)).toEqual({
+      status: 400,
+      code: 'validation_failed',
+      text: '입력한 값이 올바르지 않습니다. 사용자 이름: 1024자 이하여야 합니다',
+      lang: 'ko',
+    });
+    expect(await post('en', tooLong)).toEqual({
+      status: 400,
+      code: 'validation_failed',
+      text: 'Some values are not valid. Username: must be at most 1024 characters',
+      lang: 'en',
+    });
+    expect(await post('ko', { username: '', password: 'p' })).toMatchObject({
+      text: '입력한 값이 올바르지 않습니다. 사용자 이름: 비워 둘 수 없습니다',
+    });
+    // A foreign origin is answered by the page too (the browser shows it), before a field is read.
+    const foreign = { origin: 'https://evil.example' };
+    expect(await post('ko', { username: 'alice', password: 'x' }, foreign)).toEqual({
+      status: 403,
+      code: 'csrf_failed',
+      text: '요청을 확인할 수 없습니다. 페이지를 새로 고친 뒤 다시 해 보세요.',
+      lang: 'ko',
+    });
+    expect(await post('en', { username: 'alice', password: 'x' }, foreign)).toMatchObject({
+      code: 'csrf_failed',
+      text: 'The request could not be verified. Reload the page and try again.',
+    });
+    expect(await post('en', { username: 'alice', password: 'nope' })).toMatchObject({
+      status: 401,
+      code: 'invalid_credentials',
+      text: 'The username or password is wrong.',
+    });
+    // valibot's English (or the schema's) is never what the Korean page says.
+    for (const fields of [tooLong, { username: '', password: 'p' }]) {
+      const { text } = await post('ko', fields);
+      expect(text).not.toMatch(/[A-Za-z]{3,}/);
+    }
+  });
+
   it('works as a plain HTML form: login page, form post redirects to /ops, bad password re-renders', async () => {
     t = await createTestApp();
     const page = await t.request('/ops/login');

@@ -1,5 +1,13 @@
 import { HalError } from '@hal-ai/spec';
-import { type Locale, negotiateLocale, translate } from '@hal-ai/ui-panel/i18n';
+import {
+  createTranslator,
+  errorText,
+  issueText,
+  type Locale,
+  negotiateLocale,
+  translate,
+  validationIssues,
+} from '@hal-ai/ui-panel/i18n';
 import { type Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -66,18 +74,48 @@ async function readLoginBody(c: Context): Promise<{ form: boolean; body: Record<
 const loginSchema = v.object({ username: credentialSchema, password: credentialSchema });
 const reauthSchema = v.object({ password: credentialSchema });
 
-/** What the login page says for a failed attempt: the known codes in the page's language. */
-function loginMessage(locale: Locale, error: HalError): string {
-  if (error.code === 'invalid_credentials') return translate(locale, 'login_failed');
-  if (error.code === 'rate_limited') return translate(locale, 'login_rate_limited');
-  return error.message;
+/** What the login page says for a failed attempt: the code's sentence and each field's, all in one language. */
+interface LoginFailure {
+  code: string;
+  text: string;
+  issues: string[];
+}
+
+/**
+ * What the login page says for a failed attempt, in the page's language only: the sign-in codes' own sentences,
+ * every other code's sentence from the shared error catalogue (SPEC §12), and for `validation_failed` each
+ * field's sentence ("사용자 이름: 1024자 이하여야 합니다"). The server's English never shows: nobody is signed in
+ * yet, and the page has nothing to report it to.
+ */
+function loginFailure(locale: Locale, error: HalError): LoginFailure {
+  const t = createTranslator(locale);
+  const text =
+    error.code === 'invalid_credentials'
+      ? t('login_failed')
+      : error.code === 'rate_limited'
+        ? t('login_rate_limited')
+        : errorText(t, error.code, '').text;
+  const issues = validationIssues(error.details).map((issue) => issueText(t, issue).text);
+  return { code: error.code, text, issues };
+}
+
+/** The login page's alert: the sentence, then one line per field that failed. */
+function failureBox(failure: LoginFailure) {
+  return html`<div class="alert alert-error" role="alert" data-error-code="${failure.code}">
+          <p>${failure.text}</p>
+          ${
+            failure.issues.length > 0
+              ? html`<ul class="error-issues">${failure.issues.map((line) => html`<li>${line}</li>`)}</ul>`
+              : ''
+          }
+        </div>`;
 }
 
 /**
  * The login page, in the language the browser asks for (`Accept-Language`: nobody is signed in yet, so no
  * preference exists), styled by the console's own stylesheet (served without a session).
  */
-function loginPage(options: { locale: Locale; message?: string; next?: string; username?: string }) {
+function loginPage(options: { locale: Locale; failure?: LoginFailure; next?: string; username?: string }) {
   const t = (key: Parameters<typeof translate>[1]) => translate(options.locale, key);
   return html`<!doctype html>
 <html lang="${options.locale}">
@@ -92,7 +130,7 @@ function loginPage(options: { locale: Locale; message?: string; next?: string; u
     <main class="login card" id="content">
       <h1 class="login-brand"><img src="/ops/assets/favicon.svg" alt="" width="40" height="40" /> HAL</h1>
       <form method="post" action="/ops/login" class="stack">
-        ${options.message ? html`<p class="alert alert-error" role="alert">${options.message}</p>` : ''}
+        ${options.failure ? failureBox(options.failure) : ''}
         <input type="hidden" name="next" value="${options.next ?? '/ops'}" />
         <label>${t('login_username')} <input name="username" autocomplete="username" required value="${options.username ?? ''}" /></label>
         <label>${t('login_password')} <input name="password" type="password" autocomplete="current-password" required /></label>
@@ -125,10 +163,18 @@ export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
   });
 
   routes.post('/ops/login', async (c) => {
-    assertSameOrigin(c, deps.config.trustProxy);
-    const { form, body } = await readLoginBody(c);
-    const next = safeNext(body.next);
+    // The login page's own form is answered with the page, whatever went wrong that HAL can say (a refused
+    // origin, a body that is not acceptable, a bad field, a wrong password, too many attempts); JSON with JSON.
+    const page = (c.req.header('content-type') ?? '')
+      .toLowerCase()
+      .startsWith('application/x-www-form-urlencoded');
+    let body: Record<string, unknown> = {};
     try {
+      assertSameOrigin(c, deps.config.trustProxy);
+      const read = await readLoginBody(c);
+      body = read.body;
+      const { form } = read;
+      const next = safeNext(body.next);
       const { username, password } = parseInput(loginSchema, body);
       const address = clientAddress(c, deps.config.trustProxy);
       const attempt = await limiter.attempt(username, address);
@@ -173,14 +219,14 @@ export function createAuthRoutes(deps: AuthRouteDeps): Hono<AppEnv> {
         recentAuthUntil: iso(session.recentAuthUntil),
       });
     } catch (error) {
-      if (!form || !HalError.isInstance(error)) throw error;
+      if (!page || !HalError.isInstance(error)) throw error;
       if (error.code === 'rate_limited' && typeof error.details.retryAfterS === 'number') {
         c.header('Retry-After', String(error.details.retryAfterS));
       }
       const username = typeof body?.username === 'string' ? body.username.slice(0, 64) : '';
       const locale = negotiateLocale(c.req.header('accept-language'));
       return c.html(
-        loginPage({ locale, message: loginMessage(locale, error), next, username }),
+        loginPage({ locale, failure: loginFailure(locale, error), next: safeNext(body.next), username }),
         error.status as ContentfulStatusCode,
       );
     }

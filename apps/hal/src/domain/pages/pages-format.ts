@@ -15,12 +15,3 @@ export function formatValue(value: unknown): string {
 export function publicError(error: unknown): HalError {
   return toHalError(error);
 }
-
-/** Field-level validation issues of a HalError, when it has them. */
-export function errorIssues(error: HalError): Array<{ path: string; message: string }> {
-  const issues = error.details.issues;
-  if (!Array.isArray(issues)) return [];
-  return issues
-    .filter((i): i is { path: string; message: string } => typeof i?.message === 'string')
-    .map((i) => ({ path: String(i.path ?? ''), message: i.message }));
-}

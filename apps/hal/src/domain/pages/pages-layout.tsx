@@ -1,9 +1,8 @@
 import type { HalError } from '@hal-ai/spec';
-import { errorText, LOCALES, type MessageKey } from '@hal-ai/ui-panel/i18n';
+import { errorText, issueText, LOCALES, type MessageKey, validationIssues } from '@hal-ai/ui-panel/i18n';
 import type { Child } from 'hono/jsx';
 import { CSRF_FIELD } from '../../platform/http/csrf.js';
 import type { Operator } from '../../platform/http/env.js';
-import { errorIssues } from './pages-format.js';
 import { usePageText } from './pages-locale.js';
 import { type Notice, noticeText } from './pages-notice.js';
 
@@ -55,33 +54,45 @@ export function HiddenFields(props: { fields: Record<string, string> }) {
 }
 
 /**
- * An error as a readable sentence in the page's language with its stable code (and field issues), never a stack
- * trace. The server's own message (English, for developers) stays one click away for a bug report.
+ * An error as a readable sentence in the page's language with its stable code, and each field's failure as a
+ * sentence of its own ("이름: 비워 둘 수 없습니다", from the issue's machine fields), never a stack trace. The
+ * server's own words (English, for developers: the message and valibot's per-field text) stay one click away for
+ * a bug report.
  */
 export function ErrorBox(props: { error: HalError }) {
   const { t } = usePageText();
-  const issues = errorIssues(props.error);
+  const issues = validationIssues(props.error.details).map((issue) => ({
+    issue,
+    shown: issueText(t, issue),
+  }));
   const { text } = errorText(t, props.error.code, props.error.message);
   return (
     <div class="alert alert-error" role="alert" data-error-code={props.error.code}>
       <p>
         <strong>{text}</strong> <code class="code">{props.error.code}</code>
       </p>
-      {text !== props.error.message ? (
-        <details class="error-raw">
-          <summary>{t('errors_raw')}</summary>
-          <p>{props.error.message}</p>
-        </details>
-      ) : null}
       {issues.length > 0 && (
-        <ul>
-          {issues.map((issue) => (
-            <li>
-              {issue.path ? <code>{issue.path}</code> : null} {issue.message}
-            </li>
+        <ul class="error-issues" aria-label={t('form_issues_title')}>
+          {issues.map(({ issue, shown }) => (
+            <li data-issue-path={issue.path}>{shown.text}</li>
           ))}
         </ul>
       )}
+      {text !== props.error.message || issues.length > 0 ? (
+        <details class="error-raw">
+          <summary>{t('errors_raw')}</summary>
+          <p>{props.error.message}</p>
+          {issues.length > 0 && (
+            <ul>
+              {issues.map(({ issue }) => (
+                <li>
+                  {issue.path ? <code>{issue.path}</code> : null} {issue.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </details>
+      ) : null}
     </div>
   );
 }

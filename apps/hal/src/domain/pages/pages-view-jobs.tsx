@@ -1,5 +1,6 @@
 // The job pages: the list (`/ops/jobs`) and one job (`/ops/jobs/:id`).
 // Every string comes from the shared catalogue (`@hal-ai/ui-panel/i18n`).
+import { errorText } from '@hal-ai/ui-panel/i18n';
 import { JOB_STATES } from '../core/core-schemas.js';
 import { ActionButton, StateBadge } from './pages-layout.js';
 import { stateText, usePageText } from './pages-locale.js';
@@ -94,8 +95,16 @@ export function JobView(props: { job: JobDetail; csrfToken: string }) {
           {job.error ? (
             <>
               <dt>{t('label_error')}</dt>
+              {/* The code's sentence in the reader's language; the job's own (English) words one click away. */}
               <dd>
-                {job.error.message} <code class="code">{job.error.code}</code>
+                {errorText(t, job.error.code, job.error.message).text}{' '}
+                <code class="code">{job.error.code}</code>
+                {job.error.message ? (
+                  <details class="error-raw">
+                    <summary>{t('errors_raw')}</summary>
+                    <p>{job.error.message}</p>
+                  </details>
+                ) : null}
               </dd>
             </>
           ) : null}

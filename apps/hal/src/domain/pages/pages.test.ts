@@ -347,6 +347,23 @@ describe('console pages', () => {
     const retry = await post(`/ops/jobs/${job.id}/retry`, {});
     expect(retry.status).toBe(409);
     expect(retry.html).toContain('job_not_retryable');
+
+    // A failed job's error: its code's sentence in the page's language, the job's own English one click away.
+    await t.deps.db
+      .updateTable('jobs')
+      .set({
+        state: 'failed',
+        error: JSON.stringify({ code: 'agent_unavailable', message: 'agent on web-1 did not answer' }),
+      })
+      .where('id', '=', job.id)
+      .execute();
+    const failed = await page(`/ops/jobs/${job.id}`);
+    expect(failed.html).toContain(
+      '<dd>서버의 에이전트에 연결할 수 없습니다. <code class="code">agent_unavailable</code>',
+    );
+    expect(failed.html).toMatch(
+      /<details class="error-raw"><summary>[^<]+<\/summary><p>agent on web-1 did not answer<\/p>/,
+    );
   });
 
   it('refuses a form post without the CSRF field', async () => {
@@ -363,6 +380,11 @@ describe('console pages', () => {
     expect(invalid.status).toBe(400);
     expect(invalid.html).toContain('validation_failed');
     expect(invalid.html).toContain('<code>name</code>');
+    // Each field's failure is a Korean sentence of its own; valibot's English waits in the details box.
+    expect(invalid.html).toMatch(
+      /<ul class="error-issues"[^>]*><li data-issue-path="name">이름: [^<A-Za-z]+<\/li><\/ul>/,
+    );
+    expect(invalid.html).toMatch(/<details class="error-raw">[\s\S]*<code>name<\/code>/);
     expect(invalid.html).not.toMatch(/at .*\.ts:\d+/);
     const early = await post('/ops/deployments', {
       module: 'hal',
