@@ -16,6 +16,7 @@ import type { Section } from './pages-layout.js';
 import { operatorPageText, type PageText } from './pages-locale.js';
 import { readNotice } from './pages-notice.js';
 import { registerOperations } from './pages-operations.js';
+import { consolePathOrHome } from './pages-return-path.js';
 import {
   AiView,
   AuditView,
@@ -100,9 +101,9 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
       });
     }
     await writePanelPrefs(deps, c.get('operator').id, { locale });
-    const next = fields.next ?? '/ops';
-    // Only a console page of this HAL: never an open redirect.
-    return c.redirect(/^\/ops(\/[\w./-]*)?$/.test(next) ? next : '/ops', 303);
+    // The same page with its query (a signed notice is said again in the new language); only a console page of this
+    // HAL, never an open redirect.
+    return c.redirect(consolePathOrHome(fields.next), 303);
   });
 
   routes.get('/assets/console.css', async (c) => {
