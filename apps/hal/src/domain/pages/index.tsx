@@ -140,10 +140,18 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
     page('title_server', '/ops/servers', async (c) => {
       const id = c.req.param('id') ?? '';
       const detail = await core().servers.get({ id });
-      // A fresh reading where the server has an agent; otherwise the latest stored one.
-      const { current } = await core().servers.metrics({ id, limit: 1 });
+      // A fresh reading where the server has an agent; otherwise the latest stored one. The page script's live
+      // re-reads (`x-hal-live`) only swap the jobs and deployments: they never ask the agent again.
+      const live = c.req.header('x-hal-live') === '1';
+      const current = live ? null : (await core().servers.metrics({ id, limit: 1 })).current;
+      const { jobs } = await core().jobs.list({ serverId: detail.server.id, limit: 20 });
       return (
-        <ServerView detail={detail} metrics={current ?? detail.metrics} csrfToken={c.get('csrfToken')} />
+        <ServerView
+          detail={detail}
+          metrics={current ?? detail.metrics}
+          jobs={jobs}
+          csrfToken={c.get('csrfToken')}
+        />
       );
     }),
   );
