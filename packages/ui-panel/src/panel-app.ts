@@ -406,7 +406,8 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
       }),
     );
   }
-  // The OAuth popup reports back here too: check the connection, which returns it to `active`.
+  // The OAuth popup reports back here too. HAL checked the connection as the callback stored its tokens, so the
+  // panel only reads the verdict again (the status bar and the tabs follow): a `…/test` here would check twice.
   const stopOAuth = listenForOAuthResult(window, (result) => {
     if (!result.ok || !result.connectionId) {
       showError(
@@ -414,13 +415,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
       );
       return;
     }
-    api
-      .send<{ connection: Connection }>(
-        'POST',
-        `/ops/api/ai/connections/${encodeURIComponent(result.connectionId)}/test`,
-      )
-      .then(() => refresh())
-      .catch(showError);
+    refresh().catch(showError);
   });
 
   function renderComposerState(): void {

@@ -346,6 +346,22 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
     }
   }
 
+  /**
+   * The callback page reports a login whose check already ran: HAL checks the connection as it stores the tokens
+   * (`completeOAuth`), so the popup's own page is truthful even when nobody listens. Here the screen only reads the
+   * verdict; posting `…/test` again would be a second check (and a third with the panel on the same page).
+   */
+  async function showOAuthResult(id: string): Promise<void> {
+    try {
+      await load();
+    } catch (error) {
+      report(error);
+      return;
+    }
+    const connection = list.connections.find((candidate) => candidate.id === id);
+    if (connection) say(t('conn_checked', { name: connection.name, status: statusText(connection) }));
+  }
+
   const onMessage = (event: MessageEvent) => {
     // Only our own callback page may report back.
     if (event.origin !== window.location.origin) return;
@@ -357,7 +373,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
       message?: string;
     };
     if (data?.type !== OAUTH_MESSAGE_TYPE) return;
-    if (data.ok && data.connectionId) void runCheck(data.connectionId);
+    if (data.ok && data.connectionId) void showOAuthResult(data.connectionId);
     else report(new PanelHttpError(400, { code: data.code ?? 'oauth_failed', message: data.message ?? '' }));
   };
   window.addEventListener('message', onMessage);

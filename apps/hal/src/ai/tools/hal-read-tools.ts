@@ -159,7 +159,7 @@ export function createReadTools(): Tool<HalToolContext>[] {
     defineTool({
       name: 'hal_jobs_list',
       title: 'List jobs',
-      description: `Jobs, newest first: deploys, rollbacks, reconciles, settings applies and module health checks, with type, state, target, arguments, error and timestamps. Filter by \`state\` or \`type\`. Use \`hal_job_get\` for a job's step logs. ${LIST_NOTE}`,
+      description: `Jobs, newest first: deploys, rollbacks, reconciles, settings applies and module health checks, with type, state, target, arguments, error and timestamps. Filter by \`state\`, \`type\` or \`serverId\` (the jobs aimed at that one server). Use \`hal_job_get\` for a job's step logs. ${LIST_NOTE}`,
       risk: 'read',
       args: JobsListArgs,
       execute: async (context: HalToolContext, args) => {

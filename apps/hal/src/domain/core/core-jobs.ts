@@ -175,6 +175,7 @@ export function createJobFunctions(ctx: CoreContext, runner: () => { wake(): voi
         .limit(limit + 1);
       if (args.state) query = query.where('state', '=', args.state);
       if (args.type) query = query.where('type', '=', args.type);
+      if (args.serverId) query = query.where('target', '=', `server:${args.serverId}`);
       if (cursor) query = query.where('id', '<', cursor);
       const { items, nextCursor } = pageResult((await query.execute()).map(toJob), limit);
       return { jobs: items, nextCursor };

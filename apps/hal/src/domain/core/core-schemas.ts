@@ -93,6 +93,8 @@ export const DeploymentsListArgs = v.strictObject({
 export const JobsListArgs = v.strictObject({
   state: v.optional(v.picklist(JOB_STATES)),
   type: v.optional(v.picklist(JOB_TYPES)),
+  /** Only the jobs aimed at this one server (target `server:<id>`), as its page lists them. */
+  serverId: v.optional(id),
   ...PageSchema,
 });
 /** `jobs.get` */

@@ -16,6 +16,7 @@ import type { Section } from './pages-layout.js';
 import { operatorPageText, type PageText } from './pages-locale.js';
 import { readNotice } from './pages-notice.js';
 import { registerOperations } from './pages-operations.js';
+import { consolePathOrHome } from './pages-return-path.js';
 import {
   AiView,
   AuditView,
@@ -100,9 +101,9 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
       });
     }
     await writePanelPrefs(deps, c.get('operator').id, { locale });
-    const next = fields.next ?? '/ops';
-    // Only a console page of this HAL: never an open redirect.
-    return c.redirect(/^\/ops(\/[\w./-]*)?$/.test(next) ? next : '/ops', 303);
+    // The same page with its query (a signed notice is said again in the new language); only a console page of this
+    // HAL, never an open redirect.
+    return c.redirect(consolePathOrHome(fields.next), 303);
   });
 
   routes.get('/assets/console.css', async (c) => {
@@ -139,10 +140,18 @@ export function createPages(deps: PageDeps): Hono<AppEnv> {
     page('title_server', '/ops/servers', async (c) => {
       const id = c.req.param('id') ?? '';
       const detail = await core().servers.get({ id });
-      // A fresh reading where the server has an agent; otherwise the latest stored one.
-      const { current } = await core().servers.metrics({ id, limit: 1 });
+      // A fresh reading where the server has an agent; otherwise the latest stored one. The page script's live
+      // re-reads (`x-hal-live`) only swap the jobs and deployments: they never ask the agent again.
+      const live = c.req.header('x-hal-live') === '1';
+      const current = live ? null : (await core().servers.metrics({ id, limit: 1 })).current;
+      const { jobs } = await core().jobs.list({ serverId: detail.server.id, limit: 20 });
       return (
-        <ServerView detail={detail} metrics={current ?? detail.metrics} csrfToken={c.get('csrfToken')} />
+        <ServerView
+          detail={detail}
+          metrics={current ?? detail.metrics}
+          jobs={jobs}
+          csrfToken={c.get('csrfToken')}
+        />
       );
     }),
   );

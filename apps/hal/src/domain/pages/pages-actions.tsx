@@ -27,6 +27,7 @@ import {
   UploadProgress,
 } from './pages-layout.js';
 import { operatorPageText, type PageText, PageTextContext, usePageText } from './pages-locale.js';
+import { requestedPath } from './pages-return-path.js';
 
 type Ctx = Context<AppEnv>;
 
@@ -99,7 +100,7 @@ export async function renderPage(
       <Layout
         {...frame}
         title={title}
-        path={frame.path ?? c.req.path}
+        path={frame.path ?? requestedPath(c)}
         banner={typeof banner === 'string' ? banner : undefined}
         operator={c.get('operator')}
         csrfToken={c.get('csrfToken')}

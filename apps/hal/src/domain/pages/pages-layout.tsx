@@ -33,7 +33,7 @@ export interface PageFrame {
   banner?: string | undefined;
   /** An error to show above the content, with its code. */
   error?: HalError | undefined;
-  /** The path the page was asked with (the language switch comes back to it). */
+  /** The path and query the page was asked with (the language switch comes back to it, notice and filter kept). */
   path?: string | undefined;
 }
 

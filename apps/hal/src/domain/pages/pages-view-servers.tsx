@@ -3,8 +3,8 @@
 import type { ServerMetrics } from '../core/agent.js';
 import { ActionButton, CsrfField, StateBadge } from './pages-layout.js';
 import { usePageText } from './pages-locale.js';
-import type { ServerDetail, ServerList } from './pages-view-helpers.js';
-import { MetricsView } from './pages-view-helpers.js';
+import type { JobList, ServerDetail, ServerList } from './pages-view-helpers.js';
+import { JobsTable, MetricsView } from './pages-view-helpers.js';
 
 /** `/ops/servers`: list with lifecycle actions, and the register form. */
 export function ServersView(props: { servers: ServerList; csrfToken: string }) {
@@ -106,10 +106,16 @@ export function ServersView(props: { servers: ServerList; csrfToken: string }) {
   );
 }
 
-/** `/ops/servers/:id`: the server, its latest metrics, its deployments and (remote) its agent token. */
+/**
+ * `/ops/servers/:id`: the server, its latest metrics, its deployments, its recent jobs and (remote) its agent token.
+ * The jobs and deployments are live parts: while one of the jobs is queued or running the page script follows them
+ * (the jobs page's one mechanism, assets/console.js), so a deploy's state and the version it leaves show here.
+ */
 export function ServerView(props: {
   detail: ServerDetail;
   metrics: ServerMetrics | null;
+  /** The newest jobs aimed at this server. */
+  jobs: JobList;
   csrfToken: string;
 }) {
   const { t, format } = usePageText();
@@ -156,33 +162,37 @@ export function ServerView(props: {
         <h2>{t('server_metrics')}</h2>
         <MetricsView metrics={props.metrics} />
       </section>
+      <h2>{t('title_jobs')}</h2>
+      <JobsTable jobs={props.jobs} live />
       <h2>{t('server_deployments')}</h2>
-      {deployments.length === 0 ? (
-        <p class="muted">{t('server_nothing_deployed')}</p>
-      ) : (
-        <table class="table">
-          <thead>
-            <tr>
-              <th>{t('label_module')}</th>
-              <th>{t('deploy_desired')}</th>
-              <th>{t('deploy_actual')}</th>
-              <th>{t('deploy_previous')}</th>
-              <th>{t('label_updated')}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deployments.map((d) => (
+      <div data-live-part="deployments">
+        {deployments.length === 0 ? (
+          <p class="muted">{t('server_nothing_deployed')}</p>
+        ) : (
+          <table class="table">
+            <thead>
               <tr>
-                <td>{d.module}</td>
-                <td>{d.desiredVersion ?? '—'}</td>
-                <td>{d.actualVersion ?? '—'}</td>
-                <td>{d.previousVersion ?? '—'}</td>
-                <td>{format.dateTime(d.updatedAt)}</td>
+                <th>{t('label_module')}</th>
+                <th>{t('deploy_desired')}</th>
+                <th>{t('deploy_actual')}</th>
+                <th>{t('deploy_previous')}</th>
+                <th>{t('label_updated')}</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+            </thead>
+            <tbody>
+              {deployments.map((d) => (
+                <tr>
+                  <td>{d.module}</td>
+                  <td>{d.desiredVersion ?? '—'}</td>
+                  <td>{d.actualVersion ?? '—'}</td>
+                  <td>{d.previousVersion ?? '—'}</td>
+                  <td>{format.dateTime(d.updatedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </div>
     </>
   );
 }

@@ -2,7 +2,7 @@
 // without it; with it, a job's page and the job list follow their jobs live, and a release upload shows its progress.
 (() => {
   /**
-   * Follows the page's live parts (`[data-live-part]`: one job, a job list): re-reads the page
+   * Follows the page's live parts (`[data-live-part]`: one job, a job list, a server's jobs): re-reads the page
    * and swaps each part that changed, quickly while a listed job is queued or running (`data-job-live`), slowly
    * while one is paused (`data-job-paused`: it may be resumed elsewhere, and then the page follows it live again),
    * and stops once every listed job has settled.
@@ -12,7 +12,12 @@
     const tick = async () => {
       let delay = 1500;
       try {
-        const response = await fetch(url, { headers: { accept: 'text/html' }, credentials: 'same-origin' });
+        // `x-hal-live`: a re-read for the live parts only, so a page may skip what none of them shows (the server
+        // page's fresh reading from its agent, which would otherwise be asked for on every tick).
+        const response = await fetch(url, {
+          headers: { accept: 'text/html', 'x-hal-live': '1' },
+          credentials: 'same-origin',
+        });
         if (response.ok) {
           const page = new DOMParser().parseFromString(await response.text(), 'text/html');
           for (const current of document.querySelectorAll('[data-live-part]')) {
