@@ -294,6 +294,9 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('[role=tab]');
     const focusedRoom = focused && tabsHost.contains(focused) ? focused.dataset.roomId : undefined;
     tabsHost.replaceChildren(renderTabs(context, rooms, activeRoomId), newDebate);
+    // The tab panel is named by the tab that shows it, so a screen reader says which room it is in.
+    if (activeRoomId) list.setAttribute('aria-labelledby', `hal-tab-${activeRoomId}`);
+    else list.removeAttribute('aria-labelledby');
     if (focusedRoom)
       [...tabsHost.querySelectorAll<HTMLElement>('[role=tab]')]
         .find((tab) => tab.dataset.roomId === focusedRoom)

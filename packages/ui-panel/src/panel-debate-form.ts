@@ -163,6 +163,9 @@ export function openNewDebateDialog(settings: NewDebateDialogSettings): Promise<
         })
         .finally(() => {
           submit.disabled = false;
+          // Disabling the pressed button dropped the focus on the bare page: a refusal hands it back to the
+          // button (the alert above it is read out), so Enter tries again and Tab stays inside the dialog.
+          if (dialog.open && !dialog.contains(document.activeElement)) submit.focus();
         });
     });
   });
