@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import type { LookupAddress } from 'node:dns';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,7 +72,7 @@ describe('the loopback-only test rule', () => {
     expect(guardInstalled()).toBe(true);
     const toPrivate: net.LookupFunction = (_name, options, callback) =>
       options.all
-        ? (callback as unknown as (e: null, a: net.LookupAddress[]) => void)(null, [
+        ? (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, [
             { address: '10.9.9.9', family: 4 },
           ])
         : callback(null, '10.9.9.9', 4);
@@ -81,7 +82,7 @@ describe('the loopback-only test rule', () => {
     const before = hits;
     const toLoopback: net.LookupFunction = (_name, options, callback) =>
       options.all
-        ? (callback as unknown as (e: null, a: net.LookupAddress[]) => void)(null, [
+        ? (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, [
             { address: '127.0.0.1', family: 4 },
           ])
         : callback(null, '127.0.0.1', 4);

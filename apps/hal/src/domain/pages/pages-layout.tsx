@@ -144,6 +144,18 @@ export function UploadProgress(props: { label: string }) {
 }
 
 /**
+ * A console table in its own sideways scroller (`.table-scroll`): a table cannot be narrower than its longest
+ * host name, module or id, so on a narrow window it scrolls inside its box instead of widening the page.
+ */
+export function ScrollTable(props: { children?: Child }) {
+  return (
+    <div class="table-scroll">
+      <table class="table">{props.children}</table>
+    </div>
+  );
+}
+
+/**
  * A state badge (`active`, `failed`, …) in the operator's language; the CSS colours it by state and
  * `data-state` keeps the stable value for scripts and tests.
  */

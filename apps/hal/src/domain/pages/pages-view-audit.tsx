@@ -2,6 +2,7 @@
 // Every string comes from the shared catalogue (`@hal-ai/ui-panel/i18n`).
 import type { AuditVerification } from '../audit/audit-log.js';
 import type { AuditEntry } from '../audit/types.js';
+import { ScrollTable } from './pages-layout.js';
 import { usePageText } from './pages-locale.js';
 
 /** `/ops/audit`: entries and the chain verification. */
@@ -30,7 +31,7 @@ export function AuditView(props: {
           {t('filter')}
         </button>
       </form>
-      <table class="table">
+      <ScrollTable>
         <thead>
           <tr>
             <th>#</th>
@@ -69,7 +70,7 @@ export function AuditView(props: {
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
       {props.nextCursor ? (
         <p>
           <a

@@ -1,7 +1,7 @@
 // What several console pages share: the page data types (what the core answers) and the metrics and jobs views.
 import type { ServerMetrics } from '../core/agent.js';
 import type { HalCore } from '../core/hal-core.js';
-import { StateBadge } from './pages-layout.js';
+import { ScrollTable, StateBadge } from './pages-layout.js';
 import { usePageText } from './pages-locale.js';
 
 type Awaited2<T> = T extends Promise<infer U> ? U : T;
@@ -84,7 +84,7 @@ export function JobsTable(props: { jobs: JobList; live?: boolean }) {
 function JobRows(props: { jobs: JobList }) {
   const { t, format } = usePageText();
   return (
-    <table class="table">
+    <ScrollTable>
       <thead>
         <tr>
           <th>{t('job_col')}</th>
@@ -114,6 +114,6 @@ function JobRows(props: { jobs: JobList }) {
           </tr>
         ))}
       </tbody>
-    </table>
+    </ScrollTable>
   );
 }

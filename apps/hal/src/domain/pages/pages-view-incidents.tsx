@@ -1,7 +1,7 @@
 // The incidents page (`/ops/incidents`).
 // Every string comes from the shared catalogue (`@hal-ai/ui-panel/i18n`).
 import { INCIDENT_SEVERITIES } from '../core/core-schemas.js';
-import { CsrfField, StateBadge } from './pages-layout.js';
+import { CsrfField, ScrollTable, StateBadge } from './pages-layout.js';
 import { stateText, usePageText } from './pages-locale.js';
 import type { IncidentList } from './pages-view-helpers.js';
 
@@ -11,7 +11,7 @@ export function IncidentsView(props: { incidents: IncidentList; csrfToken: strin
   const csrf = props.csrfToken;
   return (
     <>
-      <table class="table">
+      <ScrollTable>
         <thead>
           <tr>
             <th>{t('label_key')}</th>
@@ -69,7 +69,7 @@ export function IncidentsView(props: { incidents: IncidentList; csrfToken: strin
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
       {props.incidents.length === 0 ? <p class="muted">{t('incidents_none')}</p> : null}
       <section class="card">
         <h2>{t('incidents_open')}</h2>

@@ -1,6 +1,6 @@
 // The releases page (`/ops/releases`).
 // Every string comes from the shared catalogue (`@hal-ai/ui-panel/i18n`).
-import { ActionButton, CsrfField, StateBadge, UploadProgress } from './pages-layout.js';
+import { ActionButton, CsrfField, ScrollTable, StateBadge, UploadProgress } from './pages-layout.js';
 import { usePageText } from './pages-locale.js';
 import type { DeploymentList, ReleaseList, ServerList } from './pages-view-helpers.js';
 
@@ -17,7 +17,7 @@ export function ReleasesView(props: {
   const names = new Map(props.servers.map((s) => [s.id, s.name]));
   return (
     <>
-      <table class="table">
+      <ScrollTable>
         <thead>
           <tr>
             <th>{t('label_module')}</th>
@@ -67,14 +67,14 @@ export function ReleasesView(props: {
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
       {props.releases.length === 0 ? <p class="muted">{t('releases_none')}</p> : null}
 
       <h2>{t('releases_deployments')}</h2>
       {props.deployments.length === 0 ? (
         <p class="muted">{t('releases_nothing_deployed')}</p>
       ) : (
-        <table class="table">
+        <ScrollTable>
           <thead>
             <tr>
               <th>{t('label_server')}</th>
@@ -107,7 +107,7 @@ export function ReleasesView(props: {
               </tr>
             ))}
           </tbody>
-        </table>
+        </ScrollTable>
       )}
       <form method="post" action="/ops/deployments/reconcile" class="inline">
         <CsrfField token={csrf} />

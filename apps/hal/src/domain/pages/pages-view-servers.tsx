@@ -1,7 +1,7 @@
 // The server pages: the list (`/ops/servers`), one server (`/ops/servers/:id`) and the once-shown agent token.
 // Every string comes from the shared catalogue (`@hal-ai/ui-panel/i18n`).
 import type { ServerMetrics } from '../core/agent.js';
-import { ActionButton, CsrfField, StateBadge } from './pages-layout.js';
+import { ActionButton, CsrfField, ScrollTable, StateBadge } from './pages-layout.js';
 import { usePageText } from './pages-locale.js';
 import type { JobList, ServerDetail, ServerList } from './pages-view-helpers.js';
 import { JobsTable, MetricsView } from './pages-view-helpers.js';
@@ -13,7 +13,7 @@ export function ServersView(props: { servers: ServerList; csrfToken: string }) {
   return (
     <>
       {props.servers.length === 0 ? <p class="muted">{t('servers_none')}</p> : null}
-      <table class="table">
+      <ScrollTable>
         <thead>
           <tr>
             <th>{t('label_name')}</th>
@@ -86,7 +86,7 @@ export function ServersView(props: { servers: ServerList; csrfToken: string }) {
             );
           })}
         </tbody>
-      </table>
+      </ScrollTable>
       <section class="card">
         <h2>{t('servers_register')}</h2>
         <form method="post" action="/ops/servers" class="stack">
@@ -169,7 +169,7 @@ export function ServerView(props: {
         {deployments.length === 0 ? (
           <p class="muted">{t('server_nothing_deployed')}</p>
         ) : (
-          <table class="table">
+          <ScrollTable>
             <thead>
               <tr>
                 <th>{t('label_module')}</th>
@@ -190,7 +190,7 @@ export function ServerView(props: {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </ScrollTable>
         )}
       </div>
     </>

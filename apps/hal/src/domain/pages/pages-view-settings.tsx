@@ -1,7 +1,7 @@
 // The settings page (`/ops/settings`).
 // Every string comes from the shared catalogue (`@hal-ai/ui-panel/i18n`).
 import { formatValue } from './pages-format.js';
-import { CsrfField, StateBadge } from './pages-layout.js';
+import { CsrfField, ScrollTable, StateBadge } from './pages-layout.js';
 import { usePageText } from './pages-locale.js';
 import type { ServerList, SettingList } from './pages-view-helpers.js';
 
@@ -54,7 +54,7 @@ export function SettingsView(props: {
           {t('show')}
         </button>
       </form>
-      <table class="table">
+      <ScrollTable>
         <thead>
           <tr>
             <th>{t('label_key')}</th>
@@ -89,7 +89,7 @@ export function SettingsView(props: {
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
       <div class="grid">
         <section class="card">
           <h2>{t('settings_set_value')}</h2>
