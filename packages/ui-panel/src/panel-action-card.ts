@@ -1,5 +1,5 @@
 import type { Action } from '@hal-ai/spec';
-import type { Translator } from './i18n/index.js';
+import { errorText, type Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
 import { renderImpactView } from './panel-impact-view.js';
 import { renderTaintWarning } from './panel-web-context.js';
@@ -197,8 +197,13 @@ export function renderActionCard(
         createElement(
           document,
           'div',
-          { class: 'hal-impact-refusal', role: 'alert', 'data-code': answer.refusal.code },
-          [`${t('panel_would_refuse')} ${answer.refusal.code}: ${answer.refusal.message}`],
+          {
+            class: 'hal-impact-refusal',
+            role: 'alert',
+            'data-code': answer.refusal.code,
+            title: errorText(t, answer.refusal.code, answer.refusal.message).raw,
+          },
+          [`${t('panel_would_refuse')} ${errorText(t, answer.refusal.code, answer.refusal.message).text}`],
         ),
       );
     }
@@ -233,9 +238,17 @@ export function renderActionCard(
   }
   if (action.error) {
     card.append(
-      createElement(document, 'div', { class: 'hal-failure', role: 'alert' }, [
-        `${action.error.code}: ${action.error.message}`,
-      ]),
+      createElement(
+        document,
+        'div',
+        {
+          class: 'hal-failure',
+          role: 'alert',
+          'data-error-code': action.error.code,
+          title: errorText(t, action.error.code, action.error.message).raw,
+        },
+        [errorText(t, action.error.code, action.error.message).text],
+      ),
     );
   }
   if (action.status === 'proposed') {

@@ -7,7 +7,6 @@
  */
 import type { Debate } from '@hal-ai/spec';
 import type { Translator } from './i18n/index.js';
-import { PanelHttpError } from './panel-api.js';
 import {
   DEBATE_CONTROLS,
   DEBATE_WORD_CONTROLS,
@@ -15,6 +14,7 @@ import {
   enabledControls,
 } from './panel-debate-state.js';
 import { createElement } from './panel-dom.js';
+import { showErrorNote } from './panel-error-note.js';
 
 /** Settings of {@link createDebateControls}. */
 export interface DebateControlsSettings {
@@ -76,12 +76,7 @@ export function createDebateControls(settings: DebateControlsSettings): DebateCo
       if (needsWords) words.value = '';
       settings.onDebate(answered);
     } catch (failure) {
-      if (failure instanceof PanelHttpError) {
-        error.textContent = `${failure.code}: ${failure.message}`;
-        error.dataset.errorCode = failure.code;
-      } else {
-        error.textContent = String(failure);
-      }
+      showErrorNote(error, t, failure);
     } finally {
       busy = false;
       refresh();

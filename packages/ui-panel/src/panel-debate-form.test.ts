@@ -80,7 +80,9 @@ describe('the new debate dialog', () => {
     await settle();
     const error = dialog.querySelector<HTMLElement>('.hal-dialog-error');
     expect(error?.dataset.errorCode).toBe('debate_invalid');
-    expect(error?.textContent).toBe('debate_invalid: The moderator cannot also be a debater');
+    // The refusal in the reader's language; the server's English stays one hover away.
+    expect(error?.textContent).toBe(t('error_debate_invalid'));
+    expect(error?.title).toBe('The moderator cannot also be a debater (debate_invalid)');
     expect(dialog.isConnected).toBe(true);
     refuse = false;
     fill(form, ['c1', 'c2']);

@@ -6,9 +6,10 @@
  */
 import type { Connection, Debate } from '@hal-ai/spec';
 import type { Translator } from './i18n/index.js';
-import { type PanelApi, PanelHttpError } from './panel-api.js';
+import type { PanelApi } from './panel-api.js';
 import { finish as closeDialog, openDialog } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
+import { showErrorNote } from './panel-error-note.js';
 
 /** What the form sends (`POST /ops/api/ai/debates`). */
 export interface NewDebateBody {
@@ -154,12 +155,7 @@ export function openNewDebateDialog(settings: NewDebateDialogSettings): Promise<
           resolve(debate);
         })
         .catch((failure: unknown) => {
-          if (failure instanceof PanelHttpError) {
-            error.textContent = `${failure.code}: ${failure.message}`;
-            error.dataset.errorCode = failure.code;
-          } else {
-            error.textContent = String(failure);
-          }
+          showErrorNote(error, t, failure);
         })
         .finally(() => {
           submit.disabled = false;

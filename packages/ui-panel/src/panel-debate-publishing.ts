@@ -3,7 +3,7 @@
  * document, round log, conclusion) its path, whether the wiki has the latest content, the last failure with its
  * code, and when HAL retries. Publishing never blocks the debate; this only shows where it stands.
  */
-import type { Translator } from './i18n/index.js';
+import { errorText, type Translator } from './i18n/index.js';
 import type { DebatePublishingView } from './panel-debate-state.js';
 import { createElement } from './panel-dom.js';
 
@@ -58,8 +58,12 @@ export function renderPublishing(
         ? createElement(
             document,
             'span',
-            { class: 'hal-debate-wiki-error', 'data-error-code': page.lastError.code },
-            [` ${page.lastError.code}: ${page.lastError.message}`],
+            {
+              class: 'hal-debate-wiki-error',
+              'data-error-code': page.lastError.code,
+              title: errorText(t, page.lastError.code, page.lastError.message).raw,
+            },
+            [` ${errorText(t, page.lastError.code, page.lastError.message).text}`],
           )
         : null,
     ]);

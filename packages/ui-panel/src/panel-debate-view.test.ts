@@ -174,6 +174,7 @@ describe('createDebateView', () => {
     expect(sent.at(-1)).toEqual({ path: '/ops/api/ai/debates/d1/pause', body: {} });
     const error = host.querySelector<HTMLElement>('.hal-debate-error');
     expect(error?.dataset.errorCode).toBe('debate_not_running');
-    expect(error?.textContent).toBe('debate_not_running: The debate is stopped: pause does not apply now');
+    expect(error?.textContent).toBe(t('error_debate_not_running'));
+    expect(error?.title).toBe('The debate is stopped: pause does not apply now (debate_not_running)');
   });
 });

@@ -1,5 +1,6 @@
 import type { Translator } from './i18n/index.js';
 import { type PanelApi, PanelHttpError } from './panel-api.js';
+import { showErrorNote } from './panel-error-note.js';
 import { renderImpactView } from './panel-impact-view.js';
 import { createElement } from './panel-render.js';
 
@@ -193,8 +194,7 @@ export function openReauthDialog(context: DialogContext): Promise<boolean> {
           resolve(true);
         })
         .catch((failure: unknown) => {
-          error.textContent =
-            failure instanceof PanelHttpError ? `${failure.code}: ${failure.message}` : String(failure);
+          showErrorNote(error, t, failure);
           input.select();
         });
     });

@@ -69,7 +69,9 @@ describe('renderMessage', () => {
       testMessage({ status: 'failed', content: [], error: { code: 'provider_auth', message: 'bad key' } }),
     );
     expect(failed.querySelector('.hal-failure')?.getAttribute('data-error-code')).toBe('provider_auth');
-    expect(failed.querySelector('.hal-failure')?.textContent).toContain('provider_auth: bad key');
+    expect(failed.querySelector('.hal-failure')?.textContent).toContain(context.t('error_provider_auth'));
+    expect(failed.querySelector('.hal-failure')?.textContent).not.toContain('bad key');
+    expect(failed.querySelector('.hal-failure')?.getAttribute('title')).toBe('bad key (provider_auth)');
     expect(failed.querySelector('.hal-md')).toBeNull();
   });
 
@@ -246,7 +248,8 @@ describe('renderActionCard', () => {
     );
     expect(card.querySelectorAll('button')).toHaveLength(0);
     expect(card.querySelector('.hal-action-state')?.textContent).toBe('실패');
-    expect(card.querySelector('.hal-failure')?.textContent).toBe('not_found: no server');
+    expect(card.querySelector('.hal-failure')?.textContent).toBe(context.t('error_not_found'));
+    expect(card.querySelector('.hal-failure')?.getAttribute('title')).toBe('no server (not_found)');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { Connection, ContentBlock, Room, RoomMessage } from '@hal-ai/spec';
-import { type LocaleFormatters, MISSING, type Translator } from './i18n/index.js';
+import { errorText, type LocaleFormatters, MISSING, type Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
 import type { MarkdownRenderer } from './panel-markdown.js';
 import { noteText } from './panel-note-text.js';
@@ -180,12 +180,17 @@ export function renderMessage(context: RenderContext, message: RoomMessage, stre
       createElement(
         document,
         'div',
-        { class: 'hal-failure', role: 'alert', 'data-error-code': message.error?.code },
+        {
+          class: 'hal-failure',
+          role: 'alert',
+          'data-error-code': message.error?.code,
+          title: message.error ? errorText(t, message.error.code, message.error.message).raw : undefined,
+        },
         [
           createElement(document, 'strong', {}, [
             message.status === 'failed' ? t('panel_failed') : t('panel_incomplete'),
           ]),
-          message.error ? ` ${message.error.code}: ${message.error.message}` : '',
+          message.error ? ` ${errorText(t, message.error.code, message.error.message).text}` : '',
         ],
       ),
     );

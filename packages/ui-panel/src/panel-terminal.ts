@@ -5,6 +5,7 @@ import { type IBuffer, Terminal } from '@xterm/xterm';
 import { PanelHttpError } from './panel-api.js';
 import { type DialogContext, finish, holdFocus, withReauth } from './panel-dialogs.js';
 import { createElement } from './panel-dom.js';
+import { showErrorNote } from './panel-error-note.js';
 import { createSseParser } from './panel-sse.js';
 import { mirrorTerminalStyles } from './panel-terminal-styles.js';
 import {
@@ -234,8 +235,8 @@ export function openTerminalDialog(
     message.classList.toggle('hal-error', failure);
   }
   function report(error: unknown): void {
-    say(error instanceof PanelHttpError ? `${error.code}: ${error.message}` : String(error), true);
-    if (error instanceof PanelHttpError) message.dataset.errorCode = error.code;
+    showErrorNote(message, t, error);
+    message.classList.add('hal-error');
   }
   function setStatus(value: 'running' | 'exited', note = ''): void {
     status.dataset.status = value;

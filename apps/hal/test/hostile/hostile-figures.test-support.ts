@@ -19,6 +19,11 @@ export interface HostileFigures {
   kills?: number;
   /** Records a kill left half-done after the restart (a turn still running, a partial snapshot file, …). */
   halfDone?: number;
+  /**
+   * Messages an operator or a model sent that are not in the room afterwards: refusing or masking hostile input
+   * must not drop what came with it (SPEC §12 "loses nothing"), nor may a `kill -9` take a stored message away.
+   */
+  messagesLost?: number;
 }
 
 declare module 'vitest' {
@@ -39,6 +44,7 @@ export function recordFigures(context: TestContext, category: string, figures: H
     scriptsRun: figures.scriptsRun ?? 0,
     kills: figures.kills ?? 0,
     halfDone: figures.halfDone ?? 0,
+    messagesLost: figures.messagesLost ?? 0,
   };
 }
 

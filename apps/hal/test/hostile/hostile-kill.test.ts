@@ -108,8 +108,24 @@ describe('hostile: kill -9 at marked points', () => {
       (turn.status === 'interrupted' ? 0 : 1) +
       count("select count(*) as n from ai_turns where status = 'running'") +
       count("select count(*) as n from ai_messages where status = 'streaming'");
-    recordFigures(context, 'kill -9 at marked points', { tried: 0, refused: 0, kills: 1, halfDone });
+    // The operator's message was stored before the kill: the restart must not take it away.
+    const messagesLost =
+      count(
+        "select count(*) as n from ai_messages where room_id = ? and role = 'user' and content_json like ?",
+        roomId,
+        '%hello%',
+      ) === 1
+        ? 0
+        : 1;
+    recordFigures(context, 'kill -9 at marked points', {
+      tried: 0,
+      refused: 0,
+      kills: 1,
+      halfDone,
+      messagesLost,
+    });
     expect(turn.status).toBe('interrupted');
+    expect(messagesLost).toBe(0);
     expect(halfDone).toBe(0);
   }, 120_000);
 
@@ -149,14 +165,24 @@ describe('hostile: kill -9 at marked points', () => {
       // Executed exactly once, or not at all: the record and the effect agree.
       (status === 'executed' ? Math.abs(snapshots - 1) : snapshots) +
       strayDrFiles().length;
+    const messagesLost =
+      count(
+        "select count(*) as n from ai_messages where room_id = ? and role = 'user' and content_json like ?",
+        roomId,
+        '%take a snapshot%',
+      ) === 1
+        ? 0
+        : 1;
     recordFigures(context, 'kill -9 at marked points', {
       tried: 0,
       refused: 0,
       kills: 1,
       halfDone,
+      messagesLost,
       badExecutions: Math.max(0, snapshots - 1),
     });
     expect(['failed', 'proposed', 'executed']).toContain(status);
+    expect(messagesLost).toBe(0);
     expect(halfDone).toBe(0);
   }, 120_000);
 

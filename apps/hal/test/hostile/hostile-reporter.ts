@@ -9,7 +9,36 @@ interface Totals {
   scriptsRun: number;
   kills: number;
   halfDone: number;
+  messagesLost: number;
 }
+
+/**
+ * The categories of issue #22 "The suite" (and the extras this suite added), as the tests name them. A category
+ * that recorded no figure in a run that ran the suite is printed `NOT RUN`, so a skipped browser test or a
+ * test that failed before recording cannot quietly drop its line.
+ */
+export const HOSTILE_CATEGORIES = [
+  'sessions, CSRF and Host',
+  're-auth on sensitive routes',
+  'login limits under concurrency',
+  'OAuth misuse',
+  'approval races',
+  'prompt injection',
+  'tool-argument fuzzing',
+  'MCP framing',
+  'body size, type and shape',
+  'XSS corpora in Chromium, with CSP',
+  'XSS corpora in Chromium, without CSP',
+  'secrets canaries',
+  'secrets through settings tools',
+  'SSRF spellings',
+  'SSRF at connect time',
+  'terminal allow-list',
+  'kill -9 at marked points',
+  'security headers',
+  'foreign error text',
+  'anonymous health and reads',
+] as const;
 
 function emptyTotals(): Totals {
   return {
@@ -21,49 +50,56 @@ function emptyTotals(): Totals {
     scriptsRun: 0,
     kills: 0,
     halfDone: 0,
+    messagesLost: 0,
   };
 }
 
 /**
  * Prints the hostile suite's figures at the end of the run: one line in total and one per category, e.g.
  * `hostile: 212 tried, 212 refused with their code, 0 secrets leaked, 0 unapproved or duplicate executions,
- * 0 connections to blocked targets, 0 scripts run, 0 half-done after 4 kill -9`.
+ * 0 connections to blocked targets, 0 scripts run, 0 messages lost, 0 half-done after 4 kill -9`. A category
+ * with a failed test is marked `FAILED`, one that recorded nothing `NOT RUN`.
  */
 export default class HostileReporter implements Reporter {
   private readonly categories = new Map<string, Totals>();
+  private readonly failed = new Set<string>();
+  private hostileFiles = 0;
 
   onTestCaseResult(testCase: TestCase): void {
+    if (testCase.module.moduleId.includes('/test/hostile/')) this.hostileFiles += 1;
     const figures = testCase.meta().hostile;
     if (!figures) return;
+    if (testCase.result().state === 'failed') this.failed.add(figures.category);
     const totals = this.categories.get(figures.category) ?? emptyTotals();
-    totals.tried += figures.tried;
-    totals.refused += figures.refused;
-    totals.secretsLeaked += figures.secretsLeaked;
-    totals.badExecutions += figures.badExecutions;
-    totals.blockedConnections += figures.blockedConnections;
-    totals.scriptsRun += figures.scriptsRun;
-    totals.kills += figures.kills;
-    totals.halfDone += figures.halfDone;
+    for (const key of Object.keys(totals) as Array<keyof Totals>) totals[key] += figures[key];
     this.categories.set(figures.category, totals);
   }
 
   onTestRunEnd(): void {
     // `pnpm test` runs this reporter over every apps/hal file: a run that ran no hostile case prints nothing.
-    if (this.categories.size === 0) return;
+    if (this.categories.size === 0 && this.hostileFiles === 0) return;
     const all = emptyTotals();
     const lines: string[] = [];
-    for (const [category, totals] of [...this.categories].sort(([a], [b]) => a.localeCompare(b))) {
+    const names = new Set<string>([...HOSTILE_CATEGORIES, ...this.categories.keys()]);
+    for (const category of [...names].sort((a, b) => a.localeCompare(b))) {
+      const totals = this.categories.get(category);
+      if (!totals) {
+        lines.push(`  ${category}: NOT RUN`);
+        continue;
+      }
       for (const key of Object.keys(all) as Array<keyof Totals>) all[key] += totals[key];
-      lines.push(`  ${category}: ${describe(totals)}`);
+      lines.push(`  ${category}: ${figureLine(totals)}${this.failed.has(category) ? ' — FAILED' : ''}`);
     }
-    process.stdout.write(`\nhostile: ${describe(all)}\n${lines.join('\n')}\n`);
+    process.stdout.write(`\nhostile: ${figureLine(all)}\n${lines.join('\n')}\n`);
   }
 }
 
-function describe(totals: Totals): string {
+/** One figure line; exported for the reporter's own test. */
+export function figureLine(totals: Totals): string {
   return (
     `${totals.tried} tried, ${totals.refused} refused with their code, ${totals.secretsLeaked} secrets leaked, ` +
     `${totals.badExecutions} unapproved or duplicate executions, ${totals.blockedConnections} connections to blocked targets, ` +
-    `${totals.scriptsRun} scripts run, ${totals.halfDone} half-done after ${totals.kills} kill -9`
+    `${totals.scriptsRun} scripts run, ${totals.messagesLost} messages lost, ` +
+    `${totals.halfDone} half-done after ${totals.kills} kill -9`
   );
 }

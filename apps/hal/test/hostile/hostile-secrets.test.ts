@@ -174,8 +174,14 @@ describe('hostile: secrets canaries', () => {
     expect(openai.requests.some((request) => request.headers.authorization === `Bearer ${apiKey}`)).toBe(
       true,
     );
-    recordFigures(context, 'secrets canaries', { ...tally, secretsLeaked: leaked });
+    // Masked, not dropped: the operator's message, the model's reply and its proposal are all still there.
+    const stored = (await t.call('GET', `/ops/api/ai/rooms/${room.id}/messages`, session)).text;
+    const messagesLost = ['my key, in many spellings', 'Here it is', 'leak.check'].filter(
+      (marker) => !stored.includes(marker),
+    ).length;
+    recordFigures(context, 'secrets canaries', { ...tally, secretsLeaked: leaked, messagesLost });
     expect(tally.misses).toEqual([]);
+    expect(messagesLost).toBe(0);
   });
 
   it('a credential or confidential key through hal_config_set / hal_settings_set is refused before any proposal', async (context) => {

@@ -68,6 +68,7 @@ let withPolicy: Served;
 let withoutPolicy: Served;
 let browser: Browser;
 let serverId: string;
+let steppedServerId: string;
 let jobId: string;
 const executions: Array<{ mode: string; id: string }> = [];
 
@@ -91,6 +92,13 @@ async function seed(): Promise<void> {
   serverId = created.server.id;
   await core.servers.approve(ACTOR, { id: serverId });
   await core.servers.isolate(ACTOR, { id: serverId, reason: corpusSlice('xss-tag-isolate', 500, 3) });
+  // A second, active server whose isolation the test walks through the three-step pages (impact, identifiers).
+  const stepped = await core.servers.create(ACTOR, {
+    name: 'xss-three-step',
+    role: corpusSlice('xss-tag-3step-role', 40, 2),
+  });
+  steppedServerId = stepped.server.id;
+  await core.servers.approve(ACTOR, { id: steppedServerId });
   // Incidents: one per payload as its title, the whole corpus as the detail of the first.
   for (const [index, payload] of XSS_CORPUS.entries()) {
     await core.incidents.open(ACTOR, {
@@ -224,6 +232,48 @@ async function hostileTurn(page: Page, mode: string): Promise<void> {
     `xss-tag-proposal-${mode}`,
     { timeout: 30_000 },
   );
+}
+
+/**
+ * The three steps of a high action, as an operator walks them: isolating the active server with a hostile reason
+ * typed into the form. Steps 1 (the impact) and 2 (the identifiers) are answers to a POST, so they are audited
+ * where the form lands, not visited by URL.
+ */
+async function threeStepVisits(page: Page, mode: string, base: string): Promise<Visit[]> {
+  await page.goto(`${base}/ops/servers`);
+  const form = page.locator(`form[action="/ops/servers/${encodeURIComponent(steppedServerId)}/isolate"]`);
+  await form.locator('[name=reason]').evaluate(
+    (field, text) => {
+      (field as HTMLInputElement).value = text;
+    },
+    corpusSlice('xss-tag-3step-reason', 500, 4),
+  );
+  const visits: Visit[] = [];
+  let before = executions.length;
+  await Promise.all([page.waitForURL(/isolate$/), form.locator('button[type=submit]').click()]);
+  await page.locator('input[name=confirmImpact][type=checkbox]').waitFor();
+  // The impact names the server; the hostile reason rides along in the step's carried fields, as a value.
+  expect(await page.locator('input[name=reason]').first().inputValue()).toContain('xss-tag-3step-reason');
+  visits.push(await auditHere(page, `${mode} three-step 1 (impact)`, before, ['xss-three-step']));
+  before = executions.length;
+  await page.locator('input[name=confirmImpact][type=checkbox]').check();
+  await Promise.all([
+    page.waitForLoadState('load'),
+    page.locator('.confirm form button[type=submit]').first().click(),
+  ]);
+  await page.locator('code.identifier').first().waitFor();
+  visits.push(await auditHere(page, `${mode} three-step 2 (identifiers)`, before, ['xss-three-step']));
+  return visits;
+}
+
+/** Audits the page the browser is on: the hostile text named by `tags` must be shown, and nothing may run. */
+async function auditHere(page: Page, label: string, before: number, tags: string[]): Promise<Visit> {
+  const text = await page.evaluate(() => document.body.textContent ?? '');
+  const missing = tags.filter((tag) => !text.includes(tag));
+  if (missing.length > 0) throw new Error(`${label} does not show ${missing.join(', ')}`);
+  await openEverything(page);
+  const findings = await page.evaluate(auditDom);
+  return { url: label, ran: executions.slice(before).map((entry) => entry.id), findings };
 }
 
 async function visit(page: Page, mode: string, url: string, tags: string[]): Promise<Visit> {
@@ -364,6 +414,7 @@ describe.skipIf(!hasChromium)('hostile: XSS corpora in the panel and every page,
       visits.push(await visit(page, mode, `${served.url}/ops/jobs?state=${hostile}&cursor=${hostile}`, []));
       visits.push(await visit(page, mode, `${served.url}/ops/audit?prefix=${hostile}&cursor=${hostile}`, []));
       visits.push(await visit(page, mode, `${served.url}/ops/servers/${hostile}`, []));
+      visits.push(...(await threeStepVisits(page, mode, served.url)));
       await context.clearCookies();
       visits.push(await visit(page, mode, `${served.url}/ops/login?next=${hostile}`, []));
       await context.close();

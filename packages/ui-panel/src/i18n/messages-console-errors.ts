@@ -7,6 +7,9 @@
  */
 import type { HalErrorCode } from '@hal-ai/spec';
 
+/** The publish-state codes of the host's Wiki.js client (`apps/hal` debate-wiki-client), shown on a debate. */
+type WikiErrorCode = 'wiki_unreachable' | 'wiki_http_error' | 'wiki_graphql_error' | 'wiki_rejected' | 'wiki_bad_response';
+
 const ko = {
   errors_raw: '서버가 보낸 원문',
   error_unauthenticated: '로그인이 필요합니다.',
@@ -69,7 +72,13 @@ const ko = {
   error_web_too_large: '웹 페이지가 너무 큽니다.',
   error_web_unsupported_type: '그 형식의 웹 내용은 읽지 않습니다.',
   error_web_fetch_failed: '웹 페이지를 가져오지 못했습니다.',
-} as const satisfies Record<`error_${HalErrorCode}` | 'errors_raw', string>;
+  // A debate's publish state (Wiki.js): codes of the host's wiki client, not §12 codes of an API answer.
+  error_wiki_unreachable: 'Wiki.js가 답하지 않았습니다.',
+  error_wiki_http_error: 'Wiki.js가 오류 상태로 답했습니다.',
+  error_wiki_graphql_error: 'Wiki.js가 요청을 거부했습니다. API 키의 권한(write:pages)을 확인하세요.',
+  error_wiki_rejected: 'Wiki.js가 페이지를 저장하지 않았습니다.',
+  error_wiki_bad_response: 'Wiki.js의 답을 읽을 수 없었습니다.',
+} as const satisfies Record<`error_${HalErrorCode | WikiErrorCode}` | 'errors_raw', string>;
 
 const en = {
   errors_raw: 'What the server said',
@@ -133,6 +142,11 @@ const en = {
   error_web_too_large: 'The web page is too large.',
   error_web_unsupported_type: 'That kind of web content is not read.',
   error_web_fetch_failed: 'The web page could not be fetched.',
+  error_wiki_unreachable: 'Wiki.js did not answer.',
+  error_wiki_http_error: 'Wiki.js answered with an error status.',
+  error_wiki_graphql_error: 'Wiki.js refused the request. Check the API key’s permissions (write:pages).',
+  error_wiki_rejected: 'Wiki.js did not save the page.',
+  error_wiki_bad_response: 'Wiki.js’s answer could not be read.',
 } as const satisfies Record<keyof typeof ko, string>;
 
 /** The error codes' sentences, one table per language (merged into the console's namespace). */
