@@ -390,10 +390,27 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
       onCancel: () => {
         editing = null;
         renderForm();
+        focusAfterForm(current?.id);
       },
       onSubmit: (body) => void save(current, body),
     });
     formHost.replaceChildren(form);
+  }
+
+  /**
+   * The form was just rendered anew (saved or cancelled), taking the focused button with it: a keyboard user
+   * lands on the card's edit button (or the list heading), not on the bare page. A focus elsewhere is left alone.
+   */
+  function focusAfterForm(id: string | undefined): void {
+    const active = document.activeElement;
+    if (active && active !== document.body && active.isConnected) return;
+    const card = [...listHost.querySelectorAll<HTMLElement>('[data-connection-id]')].find(
+      (candidate) => id !== undefined && candidate.dataset.connectionId === id,
+    );
+    (
+      card?.querySelector<HTMLElement>('button[data-act=edit]') ??
+      listHost.querySelector<HTMLElement>('h2[tabindex]')
+    )?.focus();
   }
 
   async function save(current: Connection | null, body: Record<string, unknown>): Promise<void> {
@@ -406,6 +423,7 @@ export function mountConnections(root: HTMLElement, settings: MountConnectionsSe
     say(t('conn_saved', { name: answer.connection.name }));
     editing = null;
     renderForm();
+    focusAfterForm(answer.connection.id);
     const saved = list.connections.find((one) => one.id === answer.connection.id) ?? answer.connection;
     // The create answer says what finishes the connection: an OAuth login opens its popup right away.
     if (answer.next?.action === 'oauth') await startOAuth(saved.id);

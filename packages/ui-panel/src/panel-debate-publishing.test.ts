@@ -51,9 +51,9 @@ describe('renderPublishing', () => {
     expect(element?.querySelector('[data-page=round-log] .hal-debate-wiki-error')?.textContent).toBe(
       ` ${t('error_wiki_unreachable')}`,
     );
-    expect(element?.querySelector('[data-page=round-log] .hal-debate-wiki-error')?.getAttribute('title')).toBe(
-      'connection refused (wiki_unreachable)',
-    );
+    expect(
+      element?.querySelector('[data-page=round-log] .hal-debate-wiki-error')?.getAttribute('title'),
+    ).toBe('connection refused (wiki_unreachable)');
     expect(element?.querySelector('.hal-debate-wiki-retry')?.textContent).toBe(
       t('panel_debate_wiki_retry', { at: '2026-01-01T00:01:00.000Z' }),
     );

@@ -85,7 +85,10 @@ function postHostile(base: string, kind: Kind, declared: boolean, close = false)
     const finish = () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(received)?.[1] ?? 0);
       // A connection closed with no answer counts as a miss below (status 0, all that was sent).
-      const code = /"code":"([a-z_]+)"/.exec(received)?.[1];
+      // A JSON route answers `{"error":{"code":…}}`; the login form (urlencoded, as a browser posts it) answers
+      // its localised page, whose alert carries the same code in `data-error-code`.
+      const match = /"code":"([a-z_]+)"|data-error-code="([a-z_]+)"/.exec(received);
+      const code = match?.[1] ?? match?.[2];
       resolve({ kind, declared, status, code, sentWhenAnswered: sentWhenAnswered ?? sent });
     };
     socket.setEncoding('latin1');

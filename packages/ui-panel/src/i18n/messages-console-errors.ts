@@ -8,7 +8,12 @@
 import type { HalErrorCode } from '@hal-ai/spec';
 
 /** The publish-state codes of the host's Wiki.js client (`apps/hal` debate-wiki-client), shown on a debate. */
-type WikiErrorCode = 'wiki_unreachable' | 'wiki_http_error' | 'wiki_graphql_error' | 'wiki_rejected' | 'wiki_bad_response';
+type WikiErrorCode =
+  | 'wiki_unreachable'
+  | 'wiki_http_error'
+  | 'wiki_graphql_error'
+  | 'wiki_rejected'
+  | 'wiki_bad_response';
 
 const ko = {
   errors_raw: '서버가 보낸 원문',
