@@ -542,17 +542,21 @@ describe('bad input', () => {
       extraParticipants: [{ id: 'off', name: 'Off', active: false }],
     });
     const base = { topic: 'x', operator: fixture.operator };
-    for (const input of [
-      { moderatorId: 'mod', debaterIds: ['mod', 'a'] },
-      { moderatorId: 'a', debaterIds: ['a', 'b'] },
-      { moderatorId: 'mod', debaterIds: ['a'] },
-      { moderatorId: 'mod', debaterIds: ['a', 'a'] },
-      { moderatorId: 'mod', debaterIds: ['a', 'off'] },
-      { moderatorId: 'off', debaterIds: ['a', 'b'] },
-      { moderatorId: 'mod', debaterIds: ['a', 'ghost'] },
-    ]) {
-      await expect(fixture.debates.create({ ...base, ...input })).rejects.toMatchObject({
+    // Each refusal names its rule in `details.reason` (clients say it in their reader's language).
+    for (const [input, reason] of [
+      [{ moderatorId: 'mod', debaterIds: ['mod', 'a'] }, 'moderator_is_debater'],
+      [{ moderatorId: 'a', debaterIds: ['a', 'b'] }, 'moderator_is_debater'],
+      [{ moderatorId: 'mod', debaterIds: ['a'] }, 'too_few_debaters'],
+      [{ moderatorId: 'mod', debaterIds: ['a', 'a'] }, 'too_few_debaters'],
+      [{ moderatorId: 'mod', debaterIds: ['a', 'off'] }, 'connection_inactive'],
+      [{ moderatorId: 'off', debaterIds: ['a', 'b'] }, 'connection_inactive'],
+      [{ moderatorId: 'mod', debaterIds: ['a', 'ghost'] }, 'unknown_connection'],
+    ] as const) {
+      await expect(
+        fixture.debates.create({ ...base, ...input, debaterIds: [...input.debaterIds] }),
+      ).rejects.toMatchObject({
         code: 'debate_invalid',
+        details: { reason },
       });
     }
     expect(await fixture.debates.list()).toEqual([]);

@@ -350,15 +350,28 @@ export function createDebateEngine(settings: DebateEngineSettings): DebateEngine
       const topic = redact(input.topic.trim());
       if (!topic) throw new HalError('validation_failed', 'topic must not be empty');
       const debaterIds = [...new Set(input.debaterIds)];
+      // `details.reason` names which rule failed, so a client can say it in its reader's language.
       if (debaterIds.includes(input.moderatorId)) {
-        throw new HalError('debate_invalid', 'The moderator cannot also be a debater');
+        throw new HalError('debate_invalid', 'The moderator cannot also be a debater', {
+          details: { reason: 'moderator_is_debater' },
+        });
       }
-      if (debaterIds.length < 2) throw new HalError('debate_invalid', 'A debate needs at least two debaters');
+      if (debaterIds.length < 2) {
+        throw new HalError('debate_invalid', 'A debate needs at least two debaters', {
+          details: { reason: 'too_few_debaters' },
+        });
+      }
       for (const id of [input.moderatorId, ...debaterIds]) {
         const participant = await settings.resolveParticipant(id);
-        if (!participant) throw new HalError('debate_invalid', `No connection ${id}`, { details: { id } });
+        if (!participant) {
+          throw new HalError('debate_invalid', `No connection ${id}`, {
+            details: { id, reason: 'unknown_connection' },
+          });
+        }
         if (!participant.active) {
-          throw new HalError('debate_invalid', `${participant.name} is not active`, { details: { id } });
+          throw new HalError('debate_invalid', `${participant.name} is not active`, {
+            details: { id, name: participant.name, reason: 'connection_inactive' },
+          });
         }
       }
       const maxRounds = input.maxRounds ?? defaults.maxRounds;

@@ -1,5 +1,5 @@
 import type { Action } from '@hal-ai/spec';
-import { errorText, type Translator } from './i18n/index.js';
+import { errorText, type LocaleFormatters, type Translator } from './i18n/index.js';
 import { createElement } from './panel-dom.js';
 import { renderImpactView } from './panel-impact-view.js';
 import { renderTaintWarning } from './panel-web-context.js';
@@ -8,6 +8,8 @@ import { renderTaintWarning } from './panel-web-context.js';
 export interface ActionCardContext {
   document: Document;
   t: Translator;
+  /** Numbers of the impact in the same language as `t` (the panel's formatters). */
+  format?: Pick<LocaleFormatters, 'number'>;
 }
 
 /**

@@ -105,7 +105,7 @@ export function mountPanel(root: HTMLElement, settings: MountPanelSettings = {})
     markdown: settings.markdown ?? createMarkdownRenderer({ window: window as never }),
     connections,
   };
-  const dialogs: DialogContext = { document, t, api };
+  const dialogs: DialogContext = { document, t, api, format: context.format };
   const page = root.dataset.page ?? window.location.pathname;
   let rooms: Room[] = [];
   let commands: SlashCommandView[] = [];

@@ -1,4 +1,4 @@
-import type { Translator } from './i18n/index.js';
+import type { LocaleFormatters, Translator } from './i18n/index.js';
 import { type PanelApi, PanelHttpError } from './panel-api.js';
 import { showErrorNote } from './panel-error-note.js';
 import { renderImpactView } from './panel-impact-view.js';
@@ -9,6 +9,8 @@ export interface DialogContext {
   document: Document;
   t: Translator;
   api: PanelApi;
+  /** Numbers in the same language as `t` (the three-step dialog's impact). */
+  format?: Pick<LocaleFormatters, 'number'>;
 }
 
 const FOCUSABLE =

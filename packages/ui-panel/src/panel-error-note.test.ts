@@ -54,4 +54,26 @@ describe('showErrorNote', () => {
     expect(note.hasAttribute('title')).toBe(false);
     expect(note.dataset.errorCode).toBeUndefined();
   });
+
+  it('says the rule that failed when the answer names it in details.reason, with its values', () => {
+    const document = createTestWindow().document;
+    const note = document.createElement('p');
+    const inactive = new PanelHttpError(400, {
+      code: 'debate_invalid',
+      message: 'claude is not active',
+      id: 'c1',
+      name: 'claude',
+      reason: 'connection_inactive',
+    });
+    showErrorNote(note, createTranslator('ko'), inactive);
+    expect(note.textContent).toBe('claude 연결이 활성 상태가 아닙니다.');
+    expect(note.title).toBe('claude is not active (debate_invalid)');
+    // A reason this version has no sentence for falls back to the code's sentence.
+    showErrorNote(
+      note,
+      createTranslator('en'),
+      new PanelHttpError(400, { code: 'debate_invalid', message: 'x', reason: 'new_rule' }),
+    );
+    expect(note.textContent).toBe('A debate cannot start with these settings.');
+  });
 });

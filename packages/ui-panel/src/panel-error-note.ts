@@ -20,7 +20,7 @@ export function showErrorNote(element: HTMLElement, t: Translator, error: unknow
     delete element.dataset.errorCode;
     return;
   }
-  const shown = errorText(t, error.code, error.message);
+  const shown = errorText(t, error.code, error.message, error.details);
   const issues = validationIssues(error.details).map((issue) => issueText(t, issue));
   const extra = Array.isArray(error.details.participants)
     ? ` (${error.details.participants.map(String).join(', ')})`

@@ -1,4 +1,10 @@
-import { type ImpactChange, type ImpactFact, impactLines, type Translator } from './i18n/index.js';
+import {
+  type ImpactChange,
+  type ImpactFact,
+  impactLines,
+  type LocaleFormatters,
+  type Translator,
+} from './i18n/index.js';
 import { createElement } from './panel-dom.js';
 
 /*
@@ -12,6 +18,8 @@ import { createElement } from './panel-dom.js';
 export interface ImpactViewContext {
   document: Document;
   t: Translator;
+  /** Numbers in the same language as `t`; without it they are shown as plain digits. */
+  format?: Pick<LocaleFormatters, 'number'>;
 }
 
 function changeList(document: Document, changes: readonly ImpactChange[], className: string): HTMLElement {
@@ -59,7 +67,7 @@ function factList(document: Document, facts: readonly ImpactFact[], className: s
  */
 export function renderImpactView(context: ImpactViewContext, impact: unknown): HTMLElement {
   const { document, t } = context;
-  const lines = impactLines(t, impact);
+  const lines = impactLines(t, impact, context.format);
   const title = createElement(document, 'strong', { class: 'hal-impact-title' }, [t('impact_ui_title')]);
   const section = createElement(document, 'div', { class: 'hal-impact', role: 'group' }, [
     title,

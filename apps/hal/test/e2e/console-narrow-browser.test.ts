@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import type http from 'node:http';
 import path from 'node:path';
 import {
   createFakeOpenAI,
@@ -8,7 +7,6 @@ import {
   type FakeServer,
   type FakeStep,
 } from '@hal-ai/providers/testing';
-import { serve } from '@hono/node-server';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createRoomTestApp, eventually, type RoomTestApp } from '../../src/ai/rooms/room-app.test-support.js';
@@ -23,6 +21,7 @@ import {
   ensurePanelBundle,
   SCREENSHOT_DIR,
 } from './panel-browser.test-support.js';
+import { type ServedApp, serveApp } from './serve-app.test-support.js';
 
 // Issue #16 point 3 ("cards never break words or overflow") and its "Done when" screenshots, as a sweep: every
 // console page and the panel (a proposal card with long arguments and its impact, a debate room), at 390 and
@@ -91,30 +90,9 @@ function debateScript(request: FakeRequest): FakeStep {
   return { text: KOREAN_INCIDENT };
 }
 
-interface Served {
-  url: string;
-  close(): Promise<void>;
-}
-
-function serveApp(app: ReturnType<typeof createApp>): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            (server as http.Server).closeAllConnections?.();
-            server.close(() => done());
-          }),
-      });
-    });
-    server.once('error', reject);
-  });
-}
-
 let t: RoomTestApp;
 let debateFake: FakeServer;
-let served: Served;
+let served: ServedApp;
 let browser: Browser;
 const ids: Record<string, string> = {};
 

@@ -142,7 +142,10 @@ describe.skipIf(!hasChromium)('the debate view in the panel (Chromium, real hal 
     await dialog.getByRole('button', { name: ko('panel_debate_start') }).click();
     const refusal = dialog.locator('.hal-dialog-error[data-error-code=debate_invalid]');
     await refusal.waitFor();
-    await expect(refusal.textContent()).resolves.toContain('The moderator cannot also be a debater');
+    // The rule that failed, in the operator's language (the server names it in `details.reason`).
+    await expect(refusal.textContent()).resolves.toBe(
+      translate('ko', 'error_debate_invalid_moderator_is_debater'),
+    );
     await dialog.locator(`input[name=debaterIds][value="${ids.Moderator}"]`).uncheck();
     await dialog.locator(`input[name=debaterIds][value="${ids.Beta}"]`).check();
     await dialog.getByLabel(ko('panel_debate_max_rounds')).fill('8');

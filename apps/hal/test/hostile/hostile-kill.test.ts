@@ -2,7 +2,12 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
+import {
+  createFakeOpenAI,
+  type FakeRequest,
+  type FakeServer,
+  type FakeStep,
+} from '@hal-ai/providers/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fakeOpenAIConnection } from '../fake-connection.test-support.js';
 import { recordFigures } from './hostile-figures.test-support.js';
@@ -54,13 +59,28 @@ function count(sql: string, ...params: unknown[]): number {
   return readDatabase(dataDir, (db) => (db.prepare(sql).get(...params) as { n: number }).n);
 }
 
+/** The scripted answer to the conversation's newest message (a tool result gets a short text). */
+function answerFor(request: FakeRequest): FakeStep {
+  const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> })?.messages ?? [];
+  // A tool's result (or anything after the operator's message) gets a short text.
+  if (messages.at(-1)?.role === 'tool') return { text: 'noted' };
+  const said = JSON.stringify(messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
+  if (said.includes('take a snapshot')) return { toolCall: { name: 'hal_dr_snapshot', input: {} } };
+  if (said.includes('hello')) {
+    return { text: 'the first words of an answer that never ends', chunks: 4, stall: 'mid-stream' };
+  }
+  return { text: 'noted' };
+}
+
 beforeAll(async () => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'hal-hostile-kill-'));
   dataDir = path.join(root, 'data');
   pauseDir = path.join(root, 'pauses');
   fs.mkdirSync(pauseDir);
   apiKey = randomBytes(24).toString('base64url');
-  fake = await createFakeOpenAI({ apiKey, models: [{ id: 'gpt-test' }] });
+  // Answers by what the operator just said, not from a queue: a request the restarted HAL makes earlier or later
+  // than expected cannot take another test's scripted answer (a FIFO made mid-approval wait forever on CI).
+  fake = await createFakeOpenAI({ apiKey, models: [{ id: 'gpt-test' }], respond: answerFor });
   hal = await startHalChild(dataDir, pauseDir);
   password = hal.password ?? '';
   session = await signIn(hal.url, password);
@@ -89,7 +109,6 @@ afterAll(async () => {
 describe('hostile: kill -9 at marked points', () => {
   it('mid-stream: the turn is interrupted and its half-written reply failed, not left streaming', async (context) => {
     // The fake sends the first pieces of its answer and then holds the stream open.
-    fake.enqueue({ text: 'the first words of an answer that never ends', chunks: 4, stall: 'mid-stream' });
     const sent = await session.call('POST', `/ops/api/ai/rooms/${roomId}/messages`, { text: 'hello' });
     expect(sent.status).toBe(202);
     const turnId = sent.body.turns[0].turnId as string;
@@ -130,7 +149,6 @@ describe('hostile: kill -9 at marked points', () => {
   }, 120_000);
 
   it('mid-approval: an approved snapshot cut while it runs is executed once or not at all, never left executing', async (context) => {
-    fake.enqueue({ toolCall: { name: 'hal_dr_snapshot', input: {} } });
     const sent = await session.call('POST', `/ops/api/ai/rooms/${roomId}/messages`, {
       text: 'take a snapshot',
     });

@@ -53,6 +53,8 @@ describe('hostile reporter', () => {
       reporter.onTestCaseResult(testCase(null, 'failed'));
     });
     expect(out).toContain('hostile: 9 tried, 8 refused with their code');
+    // Two failed: one with figures, one that threw before recording any.
+    expect(out.split('\n')[1]).toMatch(/ — 2 tests FAILED$/);
     expect(out).toContain('  approval races: 6 tried, 6 refused with their code');
     expect(out).toContain('2 messages lost');
     expect(out).toMatch(/ {2}OAuth misuse: 3 tried, 2 refused .* — FAILED/);

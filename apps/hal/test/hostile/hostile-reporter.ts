@@ -64,9 +64,13 @@ export default class HostileReporter implements Reporter {
   private readonly categories = new Map<string, Totals>();
   private readonly failed = new Set<string>();
   private hostileFiles = 0;
+  /** Failed hostile tests, with figures or without (one that threw before recording has no category). */
+  private failedTests = 0;
 
   onTestCaseResult(testCase: TestCase): void {
-    if (testCase.module.moduleId.includes('/test/hostile/')) this.hostileFiles += 1;
+    const hostileFile = testCase.module.moduleId.includes('/test/hostile/');
+    if (hostileFile) this.hostileFiles += 1;
+    if (hostileFile && testCase.result().state === 'failed') this.failedTests += 1;
     const figures = testCase.meta().hostile;
     if (!figures) return;
     if (testCase.result().state === 'failed') this.failed.add(figures.category);
@@ -90,7 +94,8 @@ export default class HostileReporter implements Reporter {
       for (const key of Object.keys(all) as Array<keyof Totals>) all[key] += totals[key];
       lines.push(`  ${category}: ${figureLine(totals)}${this.failed.has(category) ? ' — FAILED' : ''}`);
     }
-    process.stdout.write(`\nhostile: ${figureLine(all)}\n${lines.join('\n')}\n`);
+    const failed = this.failedTests > 0 ? ` — ${this.failedTests} tests FAILED` : '';
+    process.stdout.write(`\nhostile: ${figureLine(all)}${failed}\n${lines.join('\n')}\n`);
   }
 }
 

@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFakeOpenAI, type FakeServer } from '@hal-ai/providers/testing';
-import { serve } from '@hono/node-server';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRoomTestApp, eventually, type RoomTestApp } from '../../src/ai/rooms/room-app.test-support.js';
@@ -11,6 +10,7 @@ import { createHalWebAccess } from '../../src/ai/web/hal-web-access.js';
 import { createApp } from '../../src/app.js';
 import { LOCAL_SERVER_ID } from '../../src/domain/core/hal-core.js';
 import { CHROMIUM, CHROMIUM_ARGS, ensurePanelBundle } from '../e2e/panel-browser.test-support.js';
+import { type ServedApp, serveApp } from '../e2e/serve-app.test-support.js';
 import { createTally, recordFigures } from './hostile-figures.test-support.js';
 import {
   auditDom,
@@ -31,27 +31,6 @@ if (!hasChromium) console.warn(`[hostile xss] skipped: no Chromium at ${CHROMIUM
 
 const ACTOR = 'operator:hostile-xss';
 
-interface Served {
-  url: string;
-  close(): Promise<void>;
-}
-
-function serveApp(app: ReturnType<typeof createApp>): Promise<Served> {
-  return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => {
-      resolve({
-        url: `http://127.0.0.1:${info.port}`,
-        close: () =>
-          new Promise<void>((done) => {
-            (server as http.Server).closeAllConnections?.();
-            server.close(() => done());
-          }),
-      });
-    });
-    server.once('error', reject);
-  });
-}
-
 /** What one page visit showed: the marker calls and dialogs that ran, and what the DOM audit found live. */
 interface Visit {
   url: string;
@@ -64,8 +43,8 @@ let debateFake: FakeServer;
 const debateKey = randomBytes(18).toString('base64url');
 let pages: http.Server;
 let pagesPort: number;
-let withPolicy: Served;
-let withoutPolicy: Served;
+let withPolicy: ServedApp;
+let withoutPolicy: ServedApp;
 let browser: Browser;
 let serverId: string;
 let steppedServerId: string;

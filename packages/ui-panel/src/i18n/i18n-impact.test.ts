@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createTranslator, translate } from './i18n-catalogue.js';
+import { createFormatters } from './i18n-format.js';
 import { impactLines } from './i18n-impact.js';
 
 const ko = createTranslator('ko');
@@ -86,5 +87,17 @@ describe('impactLines (the one reading of an impact)', () => {
     const future = impactLines(ko, { summary: 'From the future', summaryCode: 'impact_from_the_future' });
     expect(future.summary).toBe('From the future');
     expect(impactLines(ko, 'A plain sentence').summary).toBe('A plain sentence');
+  });
+
+  it('says numbers in the reader’s language when given the formatters, plain digits without', () => {
+    const impact = {
+      summary: 'Prune the audit log',
+      rows: 1234567,
+      change: { limit: { from: 1000, to: 25000 } },
+    };
+    const formatted = impactLines(en, impact, createFormatters('en'));
+    expect(formatted.facts.find((fact) => fact.key === 'rows')?.text).toBe('1,234,567');
+    expect(formatted.changes).toEqual([{ field: 'limit', label: 'limit', from: '1,000', to: '25,000' }]);
+    expect(impactLines(en, impact).facts.find((fact) => fact.key === 'rows')?.text).toBe('1234567');
   });
 });

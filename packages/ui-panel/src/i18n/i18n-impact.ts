@@ -1,4 +1,8 @@
 import { isMessageKey, type MessageValues, type Translator } from './i18n-catalogue.js';
+import type { LocaleFormatters } from './i18n-format.js';
+
+/** A translator that also says numbers in its language (`1,234` / `1.234`); plain `String` when none is given. */
+type Reader = Translator & { number(value: number): string };
 
 /*
  * The one reading of an impact (issue #16 point 6): what HAL computed an action will change, as the proposal card,
@@ -54,31 +58,32 @@ function isStep(value: unknown): value is Record<string, unknown> & { from?: unk
 }
 
 /** The catalogue word a known code names, else `null`. */
-function word(t: Translator, code: unknown): string | null {
+function word(t: Reader, code: unknown): string | null {
   return typeof code === 'string' && code.startsWith('impact_') && isMessageKey(code) ? t(code) : null;
 }
 
 /** A field's label in the reader's language (`impact_field_<key>`), else the key itself. */
-function label(t: Translator, key: string): string {
+function label(t: Reader, key: string): string {
   return word(t, `impact_field_${key}`) ?? key;
 }
 
 /** A value as the reader reads it: a state's word, yes/no, a list joined, a record as one line of JSON. */
-function valueText(t: Translator, key: string, value: unknown): string {
+function valueText(t: Reader, key: string, value: unknown): string {
   if (value === null || value === undefined) return '—';
   if (typeof value === 'boolean') return t(value ? 'impact_value_yes' : 'impact_value_no');
   if (typeof value === 'string' && STATE_FIELDS.has(key)) {
     const state = `state_${value}`;
     return isMessageKey(state) ? t(state) : value;
   }
-  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  if (typeof value === 'number') return t.number(value);
+  if (typeof value === 'string') return value;
   if (Array.isArray(value) && value.every((item) => !isRecord(item) && !Array.isArray(item)))
     return value.map((item) => valueText(t, key, item)).join(', ');
   return JSON.stringify(value);
 }
 
 /** The value of `record[key]`, or the catalogue word its `<key>Code` sibling names. */
-function coded(t: Translator, record: Record<string, unknown>, key: string): string {
+function coded(t: Reader, record: Record<string, unknown>, key: string): string {
   return word(t, record[`${key}Code`]) ?? valueText(t, key, record[key]);
 }
 
@@ -88,13 +93,13 @@ function isCodeOf(record: Record<string, unknown>, key: string): boolean {
 }
 
 /** The summary in the reader's language, from its code; the English `summary` when the code is unknown. */
-function summaryText(t: Translator, impact: Record<string, unknown>): string | null {
+function summaryText(t: Reader, impact: Record<string, unknown>): string | null {
   const code = impact.summaryCode;
   if (typeof code === 'string' && code.startsWith('impact_') && isMessageKey(code)) {
     const params = isRecord(impact.summaryParams) ? impact.summaryParams : {};
     const values: Record<string, string | number> = {};
     for (const [name, value] of Object.entries(params)) {
-      values[name] = typeof value === 'number' ? value : valueText(t, name, value);
+      values[name] = valueText(t, name, value);
     }
     return t(code, values as MessageValues);
   }
@@ -102,7 +107,7 @@ function summaryText(t: Translator, impact: Record<string, unknown>): string | n
 }
 
 /** The change lines of one `change` record (per-field steps, or one flat step with its extra facts). */
-function changeLines(t: Translator, change: unknown): ImpactChange[] {
+function changeLines(t: Reader, change: unknown): ImpactChange[] {
   if (!isRecord(change)) return [];
   if (isStep(change)) {
     // `{module, from, to}` (a version) or `{key, from, to}` (a setting): one step named by what it changes.
@@ -138,12 +143,7 @@ function changeLines(t: Translator, change: unknown): ImpactChange[] {
 }
 
 /** The facts of a record: nested records one level deep, lists of differences as change lines. */
-function factsOf(
-  t: Translator,
-  record: Record<string, unknown>,
-  skip: Set<string>,
-  depth: number,
-): ImpactFact[] {
+function factsOf(t: Reader, record: Record<string, unknown>, skip: Set<string>, depth: number): ImpactFact[] {
   const facts: ImpactFact[] = [];
   for (const [key, value] of Object.entries(record)) {
     if (value === undefined || skip.has(key) || isCodeOf(record, key)) continue;
@@ -176,11 +176,21 @@ function factsOf(
  * the raw JSON. A plain sentence (an older or foreign impact) is its own summary.
  *
  * @example
- * const lines = impactLines(createTranslator('ko'), impact);
+ * const lines = impactLines(createTranslator('ko'), impact, createFormatters('ko'));
  * lines.summary;    // 'web-1 서버를 격리합니다: …'
  * lines.changes[0]; // { field: 'state', label: '상태', from: '활성', to: '격리됨' }
  */
-export function impactLines(t: Translator, impact: unknown): ImpactLines {
+export function impactLines(
+  translate: Translator,
+  impact: unknown,
+  format?: Pick<LocaleFormatters, 'number'>,
+): ImpactLines {
+  const t: Reader = Object.assign(
+    (key: Parameters<Translator>[0], values?: MessageValues) => translate(key, values),
+    {
+      number: (value: number) => (format ? format.number(value) : String(value)),
+    },
+  );
   if (!isRecord(impact)) {
     const summary = typeof impact === 'string' ? impact : null;
     return { summary, changes: [], facts: [], raw: JSON.stringify(impact ?? null, null, 2) };

@@ -41,6 +41,10 @@ const ko = {
   error_shell_not_found: '그 터미널이 없습니다.',
   error_debate_not_running: '토론이 지금 그 상태가 아닙니다.',
   error_debate_invalid: '이 설정으로는 토론을 시작할 수 없습니다.',
+  error_debate_invalid_moderator_is_debater: '사회자는 토론자가 될 수 없습니다.',
+  error_debate_invalid_too_few_debaters: '토론자가 두 명 이상 있어야 합니다.',
+  error_debate_invalid_unknown_connection: '없는 연결이 참가자로 골라졌습니다.',
+  error_debate_invalid_connection_inactive: '{name} 연결이 활성 상태가 아닙니다.',
   error_secret_not_allowed: '이 항목에는 비밀 값을 넣을 수 없습니다.',
   error_oauth_state_invalid: 'OAuth 로그인이 만료되었거나 올바르지 않습니다. 다시 시작하세요.',
   error_checksum_mismatch: '파일의 체크섬이 입력한 값과 다릅니다.',
@@ -83,7 +87,8 @@ const ko = {
   error_wiki_graphql_error: 'Wiki.js가 요청을 거부했습니다. API 키의 권한(write:pages)을 확인하세요.',
   error_wiki_rejected: 'Wiki.js가 페이지를 저장하지 않았습니다.',
   error_wiki_bad_response: 'Wiki.js의 답을 읽을 수 없었습니다.',
-} as const satisfies Record<`error_${HalErrorCode | WikiErrorCode}` | 'errors_raw', string>;
+} as const satisfies Record<`error_${HalErrorCode | WikiErrorCode}` | 'errors_raw', string> &
+  Record<`error_debate_invalid_${string}`, string>;
 
 const en = {
   errors_raw: 'What the server said',
@@ -111,6 +116,10 @@ const en = {
   error_shell_not_found: 'That terminal does not exist.',
   error_debate_not_running: 'The debate is not in that state now.',
   error_debate_invalid: 'A debate cannot start with these settings.',
+  error_debate_invalid_moderator_is_debater: 'The moderator cannot also be a debater.',
+  error_debate_invalid_too_few_debaters: 'A debate needs at least two debaters.',
+  error_debate_invalid_unknown_connection: 'A chosen participant is not a connection.',
+  error_debate_invalid_connection_inactive: 'The connection {name} is not active.',
   error_secret_not_allowed: 'This field cannot hold a secret.',
   error_oauth_state_invalid: 'The OAuth login expired or is not valid. Start it again.',
   error_checksum_mismatch: 'The file’s checksum differs from the one you typed.',

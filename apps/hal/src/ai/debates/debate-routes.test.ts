@@ -81,14 +81,15 @@ describe('debates over HTTP', () => {
 
   it('refuses a bad cast with 400 debate_invalid and bad bodies with 400 validation_failed, storing nothing', async () => {
     const cases = [
-      { moderatorId, debaterIds: [moderatorId, t.ids.gpt] },
-      { moderatorId, debaterIds: [t.ids.gpt] },
-      { moderatorId, debaterIds: [t.ids.gpt, 'no-such-connection'] },
-    ];
-    for (const cast of cases) {
+      [{ moderatorId, debaterIds: [moderatorId, t.ids.gpt] }, 'moderator_is_debater'],
+      [{ moderatorId, debaterIds: [t.ids.gpt] }, 'too_few_debaters'],
+      [{ moderatorId, debaterIds: [t.ids.gpt, 'no-such-connection'] }, 'unknown_connection'],
+    ] as const;
+    for (const [cast, reason] of cases) {
       const refused = await t.call('POST', ai('/debates'), { topic: 'x', ...cast });
       expect(refused.status).toBe(400);
       expect(refused.body.error.code).toBe('debate_invalid');
+      expect(refused.body.error.reason).toBe(reason);
     }
     await t.call('PATCH', ai(`/connections/${t.ids.claude}`), { status: 'disabled' });
     const inactive = await t.call('POST', ai('/debates'), {
@@ -97,6 +98,7 @@ describe('debates over HTTP', () => {
       debaterIds: [t.ids.gpt, t.ids.claude],
     });
     expect(inactive.body.error.code).toBe('debate_invalid');
+    expect(inactive.body.error).toMatchObject({ reason: 'connection_inactive', name: expect.any(String) });
     for (const body of [
       { topic: '', moderatorId, debaterIds: [t.ids.gpt, t.ids.claude] },
       { topic: 'x', moderatorId, debaterIds: [t.ids.gpt, t.ids.claude], extra: 1 },

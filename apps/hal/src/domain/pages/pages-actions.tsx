@@ -275,8 +275,8 @@ function ImpactFacts(props: { facts: readonly ImpactFact[]; class: string }) {
  * (`impactLines`): the summary in the operator's language, `field: from → to`, the facts, the raw JSON folded.
  */
 function ImpactView(props: { impact: Record<string, unknown> }) {
-  const { t } = usePageText();
-  const lines = impactLines(t, props.impact);
+  const { t, format } = usePageText();
+  const lines = impactLines(t, props.impact, format);
   return (
     <section class="impact" aria-label={t('impact_ui_title')}>
       {lines.summary === null ? null : <p class="impact-summary">{lines.summary}</p>}
@@ -316,10 +316,10 @@ function StepButtons(props: { back: string; execute?: boolean }) {
 }
 
 function StepSummary(props: { description: HighActionDescription }) {
-  const { t } = usePageText();
+  const { t, format } = usePageText();
   return (
     <p class="impact-summary">
-      {impactLines(t, props.description.impact).summary ?? props.description.action}
+      {impactLines(t, props.description.impact, format).summary ?? props.description.action}
     </p>
   );
 }
