@@ -59,6 +59,16 @@ function count(sql: string, ...params: unknown[]): number {
   return readDatabase(dataDir, (db) => (db.prepare(sql).get(...params) as { n: number }).n);
 }
 
+/** 1 when the operator's message containing `text` is not stored exactly once in the room after a restart. */
+function operatorMessageLost(text: string): number {
+  const stored = count(
+    "select count(*) as n from ai_messages where room_id = ? and role = 'user' and content_json like ?",
+    roomId,
+    `%${text}%`,
+  );
+  return stored === 1 ? 0 : 1;
+}
+
 /** The scripted answer to the conversation's newest message (a tool result gets a short text). */
 function answerFor(request: FakeRequest): FakeStep {
   const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> })?.messages ?? [];
@@ -128,14 +138,7 @@ describe('hostile: kill -9 at marked points', () => {
       count("select count(*) as n from ai_turns where status = 'running'") +
       count("select count(*) as n from ai_messages where status = 'streaming'");
     // The operator's message was stored before the kill: the restart must not take it away.
-    const messagesLost =
-      count(
-        "select count(*) as n from ai_messages where room_id = ? and role = 'user' and content_json like ?",
-        roomId,
-        '%hello%',
-      ) === 1
-        ? 0
-        : 1;
+    const messagesLost = operatorMessageLost('hello');
     recordFigures(context, 'kill -9 at marked points', {
       tried: 0,
       refused: 0,
@@ -183,14 +186,7 @@ describe('hostile: kill -9 at marked points', () => {
       // Executed exactly once, or not at all: the record and the effect agree.
       (status === 'executed' ? Math.abs(snapshots - 1) : snapshots) +
       strayDrFiles().length;
-    const messagesLost =
-      count(
-        "select count(*) as n from ai_messages where room_id = ? and role = 'user' and content_json like ?",
-        roomId,
-        '%take a snapshot%',
-      ) === 1
-        ? 0
-        : 1;
+    const messagesLost = operatorMessageLost('take a snapshot');
     recordFigures(context, 'kill -9 at marked points', {
       tried: 0,
       refused: 0,

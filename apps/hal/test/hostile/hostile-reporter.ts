@@ -63,13 +63,13 @@ function emptyTotals(): Totals {
 export default class HostileReporter implements Reporter {
   private readonly categories = new Map<string, Totals>();
   private readonly failed = new Set<string>();
-  private hostileFiles = 0;
+  private hostileTests = 0;
   /** Failed hostile tests, with figures or without (one that threw before recording has no category). */
   private failedTests = 0;
 
   onTestCaseResult(testCase: TestCase): void {
     const hostileFile = testCase.module.moduleId.includes('/test/hostile/');
-    if (hostileFile) this.hostileFiles += 1;
+    if (hostileFile) this.hostileTests += 1;
     if (hostileFile && testCase.result().state === 'failed') this.failedTests += 1;
     const figures = testCase.meta().hostile;
     if (!figures) return;
@@ -81,7 +81,7 @@ export default class HostileReporter implements Reporter {
 
   onTestRunEnd(): void {
     // `pnpm test` runs this reporter over every apps/hal file: a run that ran no hostile case prints nothing.
-    if (this.categories.size === 0 && this.hostileFiles === 0) return;
+    if (this.categories.size === 0 && this.hostileTests === 0) return;
     const all = emptyTotals();
     const lines: string[] = [];
     const names = new Set<string>([...HOSTILE_CATEGORIES, ...this.categories.keys()]);
