@@ -39,12 +39,12 @@ function fail(message) {
   process.exit(1);
 }
 
-/** pnpm as this script was started by (`pnpm package:hal`), else the pinned one through npx. */
+/** pnpm as this script was started by (`pnpm package:hal`), else the pinned one through npx (from its cache, when there). */
 function pnpmCommand() {
   const execPath = environment.npm_execpath;
   if (execPath && /pnpm/.test(path.basename(execPath))) return [process.execPath, [execPath]];
   const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-  return ['npx', ['-y', manifest.packageManager]];
+  return ['npx', ['--prefer-offline', '-y', manifest.packageManager]];
 }
 
 function run(command, args, options = {}) {
@@ -79,7 +79,11 @@ for (const file of SERVED_FILES) {
 
 // `--legacy`: pnpm 10 deploys injected workspaces only by default; HAL's workspace links its libraries instead, and
 // the legacy deploy copies each library's published files (`files`: its dist) into the target.
-run(pnpm, [...pnpmArgs, '--filter', '@hal-ai/hal', 'deploy', '--legacy', '--prod', target]);
+// `--prefer-offline`: the legacy deploy resolves again; what pnpm's store already holds is used as it is, and only
+// what is missing is asked of the registry. Revalidating everything costs time, and, offline or behind the tests'
+// loopback guard, two one-minute retries per package.
+const deploy = ['--filter', '@hal-ai/hal', 'deploy', '--legacy', '--prod', '--prefer-offline', target];
+run(pnpm, [...pnpmArgs, ...deploy]);
 
 /** Symbolic links under `folder` whose target lies outside it. */
 function linksLeaving(folder) {

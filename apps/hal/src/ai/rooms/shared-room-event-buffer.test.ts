@@ -163,7 +163,7 @@ describe('createSharedRoomEventBuffer', () => {
   });
 
   it('tells its subscribers about a hole in an origin’s numbers, and refuses to resume across it', () => {
-    const { a, b, publish, carry } = twoProcesses();
+    const { b, publish, carry } = twoProcesses();
     publish('a', 'a1');
     carry('a');
     const cursor = b.lastCursor?.('r') as string;
@@ -180,7 +180,7 @@ describe('createSharedRoomEventBuffer', () => {
   });
 
   it('after lost notifications, tells every subscriber and resumes again once the origin shows nothing is missing', () => {
-    const { a, b, publish, carry } = twoProcesses();
+    const { b, publish, carry } = twoProcesses();
     publish('a', 'a1');
     carry('a');
     const reader = follow(b, []);
