@@ -214,7 +214,9 @@ describe.skipIf(!hasChromium)('console flows that run to their end', () => {
     expect(authorize?.searchParams.get('code_challenge_method')).toBe('S256');
     expect(visited.some((url) => url.pathname === '/ops/ai/oauth/callback')).toBe(true);
     await bar.locator('select.hal-model-picker').waitFor({ timeout: 30_000 });
-    await expect(bar.locator('.hal-conn-state').count()).resolves.toBe(0);
+    // The picker is in the bar before the login too; what the login changes is the state line, which goes once the
+    // panel's refresh after the callback lands: wait for that, not for the picker.
+    await bar.locator('.hal-conn-state').waitFor({ state: 'detached', timeout: 30_000 });
     await expect(bar.locator('button.hal-login').count()).resolves.toBe(0);
     await expect(bar.locator('select.hal-model-picker').inputValue()).resolves.toBe('gw-large');
     await expect(page.locator('.hal-input').isDisabled()).resolves.toBe(false);
