@@ -72,7 +72,6 @@ function operatorMessageLost(text: string): number {
 /** The scripted answer to the conversation's newest message (a tool result gets a short text). */
 function answerFor(request: FakeRequest): FakeStep {
   const messages = (request.body as { messages?: Array<{ role: string; content: unknown }> })?.messages ?? [];
-  // A tool's result (or anything after the operator's message) gets a short text.
   if (messages.at(-1)?.role === 'tool') return { text: 'noted' };
   const said = JSON.stringify(messages.filter((message) => message.role === 'user').at(-1)?.content ?? '');
   if (said.includes('take a snapshot')) return { toolCall: { name: 'hal_dr_snapshot', input: {} } };
